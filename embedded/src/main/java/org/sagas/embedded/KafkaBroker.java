@@ -1,0 +1,263 @@
+package org.sagas.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka broker in KRaft mode (broker and controller in one process), run as a
+ * child JVM from the {@code kafka_2.13} jars on this JVM's class path.
+ *
+ * <p>Its storage is formatted on first start and kept in the data directory; its log goes to
+ * {@code kafka.log} there, never to our console. {@link #stop()} and {@link #kill()} let tests
+ * inject a broker outage; {@link #start()} brings it back on the same port with the same data.
+ * Not thread-safe.
+ */
+public final class KafkaBroker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final String CLUSTER_ID = "c2FnYXMtZW1iZWRkZWQtMQ";
+
+    private final Path dataDirectory;
+    private final int port;
+    private final int controllerPort;
+    private Process process;
+
+    public KafkaBroker(Path dataDirectory, int port) {
+        this.dataDirectory = dataDirectory;
+        this.port = port == 0 ? FreePorts.find() : port;
+        this.controllerPort = FreePorts.find();
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Formats the storage if needed, starts the broker and waits until it answers. */
+    public KafkaBroker start() {
+        if (process != null && process.isAlive()) {
+            return this;
+        }
+        try {
+            Files.createDirectories(dataDirectory);
+            Path config = writeConfig();
+            if (!Files.exists(dataDirectory.resolve("logs").resolve("meta.properties"))) {
+                format(config);
+            }
+            process = javaProcess("kafka.Kafka", config.toString()).start();
+            awaitReady(Duration.ofSeconds(90));
+            log.info("Kafka broker ready at {} (data {})", bootstrapServers(), dataDirectory);
+            return this;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Kafka broker did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /** Creates the topics that do not exist yet. */
+    public void createTopics(Collection<String> topics, int partitions) {
+        try (Admin admin = admin()) {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            List<NewTopic> missing = topics.stream().filter(t -> !existing.contains(t))
+                    .map(t -> new NewTopic(t, partitions, (short) 1)).collect(Collectors.toList());
+            try {
+                admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new IllegalStateException("could not create topics " + missing, e.getCause());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not create topics on " + bootstrapServers(), e);
+        }
+    }
+
+    /** Graceful stop (SIGTERM), waiting for the process to end. */
+    public void stop() {
+        end(false);
+    }
+
+    /** Abrupt stop (SIGKILL), as a crash would do. */
+    public void kill() {
+        end(true);
+    }
+
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    public long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void end(boolean forcibly) {
+        if (process == null) {
+            return;
+        }
+        if (forcibly) {
+            process.destroyForcibly();
+        } else {
+            process.destroy();
+        }
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+    }
+
+    private Path writeConfig() throws IOException {
+        Properties p = new Properties();
+        p.setProperty("process.roles", "broker,controller");
+        p.setProperty("node.id", "1");
+        p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.setProperty("controller.listener.names", "CONTROLLER");
+        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+        p.setProperty("log.dirs", dataDirectory.resolve("logs").toString());
+        p.setProperty("num.partitions", "4");
+        p.setProperty("offsets.topic.replication.factor", "1");
+        p.setProperty("offsets.topic.num.partitions", "4");
+        p.setProperty("transaction.state.log.replication.factor", "1");
+        p.setProperty("transaction.state.log.min.isr", "1");
+        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
+        p.setProperty("share.coordinator.state.topic.min.isr", "1");
+        p.setProperty("group.initial.rebalance.delay.ms", "0");
+        p.setProperty("auto.create.topics.enable", "true");
+        p.setProperty("log.flush.interval.messages", "9223372036854775807");
+        Path file = dataDirectory.resolve("server.properties");
+        try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            p.store(out, "written by sagas");
+        }
+        return file;
+    }
+
+    private void format(Path config) throws IOException {
+        Process format = javaProcess("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", config.toString(),
+                "--ignore-formatted").start();
+        try {
+            if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
+                format.destroyForcibly();
+                throw new IOException("formatting Kafka storage failed; see " + logFile());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while formatting Kafka storage", e);
+        }
+    }
+
+    private ProcessBuilder javaProcess(String mainClass, String... args) throws IOException {
+        Path logConfig = dataDirectory.resolve("kafka-logback.xml");
+        Files.writeString(logConfig, "<configuration>\n"
+                + "  <appender name=\"FILE\" class=\"ch.qos.logback.core.FileAppender\">\n"
+                + "    <file>" + logFile() + "</file>\n"
+                + "    <encoder><pattern>%d{ISO8601} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>\n"
+                + "  </appender>\n"
+                + "  <logger name=\"org.apache.kafka\" level=\"INFO\"/>\n"
+                + "  <logger name=\"kafka\" level=\"INFO\"/>\n"
+                + "  <root level=\"WARN\"><appender-ref ref=\"FILE\"/></root>\n"
+                + "</configuration>\n");
+        Path log4jConfig = dataDirectory.resolve("kafka-log4j2.properties");
+        Files.writeString(log4jConfig, "status = error\n"
+                + "appender.file.type = File\n"
+                + "appender.file.name = FILE\n"
+                + "appender.file.fileName = " + logFile() + "\n"
+                + "appender.file.layout.type = PatternLayout\n"
+                + "appender.file.layout.pattern = %d %p [%t] %c - %m%n\n"
+                + "rootLogger.level = warn\n"
+                + "rootLogger.appenderRef.file.ref = FILE\n");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xms256m");
+        command.add("-Xmx768m");
+        command.add("-XX:+UseG1GC");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-Djava.awt.headless=true");
+        command.add("-Dlogback.configurationFile=" + logConfig);
+        command.add("-Dlog4j2.configurationFile=" + log4jConfig);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(Redirect.appendTo(dataDirectory.resolve("kafka.out").toFile()));
+        return builder;
+    }
+
+    private Path logFile() {
+        return dataDirectory.resolve("kafka.log");
+    }
+
+    private void awaitReady(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("Kafka broker exited with " + process.exitValue() + "; see " + logFile());
+            }
+            try (Admin admin = admin()) {
+                admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                pause(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the Kafka broker", e);
+            }
+        }
+        throw new IOException("Kafka broker not ready after " + timeout.toSeconds() + " s; see " + logFile());
+    }
+
+    private Admin admin() {
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
+                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500));
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

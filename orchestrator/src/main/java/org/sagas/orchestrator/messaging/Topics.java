@@ -1,0 +1,31 @@
+package org.sagas.orchestrator.messaging;
+
+import java.util.List;
+
+/** The Kafka topics of the product (key = order id everywhere) and their dead-letter twins. */
+public final class Topics {
+    public static final String ORDERS_EVENTS = "orders.events";
+    public static final String PAYMENTS_COMMANDS = "payments.commands";
+    public static final String PAYMENTS_EVENTS = "payments.events";
+    public static final String NOTIFICATIONS = "notifications";
+
+    /** Header names every message carries. */
+    public static final String MESSAGE_ID = "message-id";
+    public static final String MESSAGE_TYPE = "message-type";
+    public static final String CORRELATION_ID = "correlation-id";
+    /** Header a dead-lettered message carries with the reason it was rejected. */
+    public static final String DLT_REASON = "dlt-reason";
+
+    private Topics() {}
+
+    public static String deadLetter(String topic) {
+        return topic + ".dlt";
+    }
+
+    /** Every topic the product uses, dead-letter topics included. */
+    public static List<String> all() {
+        return List.of(ORDERS_EVENTS, PAYMENTS_COMMANDS, PAYMENTS_EVENTS, NOTIFICATIONS,
+                deadLetter(ORDERS_EVENTS), deadLetter(PAYMENTS_COMMANDS), deadLetter(PAYMENTS_EVENTS),
+                deadLetter(NOTIFICATIONS));
+    }
+}

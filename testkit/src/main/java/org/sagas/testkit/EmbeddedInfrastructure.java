@@ -1,0 +1,66 @@
+package org.sagas.testkit;
+
+import java.nio.file.Path;
+import org.sagas.embedded.EmbeddedPostgresServer;
+import org.sagas.embedded.KafkaBroker;
+
+/** The embedded PostgreSQL and KRaft broker, in processes of their own. */
+final class EmbeddedInfrastructure extends Infrastructure {
+    private final Path directory;
+    private EmbeddedPostgresServer postgres;
+    private final KafkaBroker broker;
+
+    EmbeddedInfrastructure(Path directory) {
+        this.directory = directory;
+        this.postgres = EmbeddedPostgresServer.start(directory.resolve("pg").resolve("data"), 0);
+        this.broker = new KafkaBroker(directory.resolve("kafka"), 0).start();
+    }
+
+    @Override
+    public String jdbcUrl(String database) {
+        return postgres.jdbcUrl(database);
+    }
+
+    @Override
+    public String user() {
+        return EmbeddedPostgresServer.USER;
+    }
+
+    @Override
+    public String password() {
+        return EmbeddedPostgresServer.PASSWORD;
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return broker.bootstrapServers();
+    }
+
+    @Override
+    public void createDatabase(String database) {
+        postgres.createDatabase(database);
+    }
+
+    @Override
+    public KafkaBroker broker() {
+        return broker;
+    }
+
+    @Override
+    public EmbeddedPostgresServer postgres() {
+        return postgres;
+    }
+
+    @Override
+    public synchronized void restartPostgres() {
+        int port = postgres.port();
+        postgres.close();
+        postgres = EmbeddedPostgresServer.start(directory.resolve("pg").resolve("data"), port);
+    }
+
+    @Override
+    synchronized void stop() {
+        broker.stop();
+        postgres.close();
+    }
+}
