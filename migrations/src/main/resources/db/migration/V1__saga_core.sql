@@ -20,22 +20,28 @@ CREATE INDEX orders_created_idx ON orders (created_at DESC);
 CREATE TABLE saga_instance (
     saga_id          uuid        PRIMARY KEY,
     saga_type        text        NOT NULL CHECK (saga_type ~ '^[a-z][a-z0-9_-]{0,63}$'),
-    status           text        NOT NULL CHECK (status IN ('STARTED', 'RUNNING', 'AWAITING_REPLY',
-                         'PARKED', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'FAILED')),
+    status           text        NOT NULL CHECK (status IN ('RUNNING', 'AWAITING_REPLY', 'PARKED',
+                         'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'FAILED')),
     step             text        NOT NULL CHECK (step ~ '^[A-Z][A-Z0-9_]{0,63}$'),
     label            text        NOT NULL CHECK (label ~ '^[A-Z][A-Z0-9_]{0,63}$'),
     version          integer     NOT NULL DEFAULT 0,
     data             jsonb       NOT NULL,
     parked_on        text,
     park_reason      text,
+    park_count       integer     NOT NULL DEFAULT 0,
     next_attempt_at  timestamptz,
     expires_at       timestamptz,
     step_deadline_at timestamptz,
     created_at       timestamptz NOT NULL DEFAULT now(),
     updated_at       timestamptz NOT NULL DEFAULT now(),
-    CHECK ((status = 'PARKED') = (parked_on IS NOT NULL))
+    -- Forward work parks as PARKED; a compensation that waits for a dependency stays COMPENSATING.
+    CHECK (parked_on IS NULL OR status IN ('PARKED', 'COMPENSATING')),
+    CHECK (status <> 'PARKED' OR parked_on IS NOT NULL)
 );
 CREATE INDEX saga_parked_idx ON saga_instance (parked_on, created_at) WHERE parked_on IS NOT NULL;
+-- Work that is due: a step to (re)run, a lease that ran out after a crash.
+CREATE INDEX saga_due_idx ON saga_instance (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX saga_label_idx ON saga_instance (saga_type, label);
 CREATE INDEX saga_step_deadline_idx ON saga_instance (step_deadline_at) WHERE step_deadline_at IS NOT NULL;
 
 -- Append-only: every transition of every saga, with the time and the reason.

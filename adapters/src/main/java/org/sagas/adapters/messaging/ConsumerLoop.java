@@ -1,0 +1,173 @@
+package org.sagas.adapters.messaging;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.sagas.orchestrator.messaging.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one topic in a group, one record at a time, at least once: the offset is committed
+ * only after the handler succeeded, so handlers must be idempotent (the inbox makes them so).
+ * A {@link PoisonMessage} goes to {@code <topic>.dlt} with the reason in header
+ * {@code dlt-reason}; any other failure is retried after a back-off, never dropped.
+ * Runs on its own thread; {@link #close()} stops it.
+ */
+public final class ConsumerLoop implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerLoop.class);
+
+    private final String topic;
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final KafkaProducer<String, byte[]> deadLetters;
+    private final Consumer<ConsumerRecord<String, byte[]>> handler;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    public ConsumerLoop(String bootstrapServers, String group, String topic,
+            Consumer<ConsumerRecord<String, byte[]>> handler) {
+        this.topic = topic;
+        this.handler = handler;
+        Properties c = new Properties();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
+        c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+        this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
+        this.deadLetters = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
+                new StringSerializer(), new ByteArraySerializer());
+        this.thread = new Thread(this::run, "consumer-" + topic);
+        this.thread.setDaemon(true);
+    }
+
+    public ConsumerLoop start() {
+        thread.start();
+        return this;
+    }
+
+    private void run() {
+        consumer.subscribe(List.of(topic));
+        Duration backoff = Duration.ofMillis(100);
+        while (running) {
+            try {
+                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
+                Map<TopicPartition, OffsetAndMetadata> done = new java.util.HashMap<>();
+                try {
+                    for (TopicPartition partition : records.partitions()) {
+                        for (ConsumerRecord<String, byte[]> record : records.records(partition)) {
+                            process(record);
+                            done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+                        }
+                    }
+                } finally {
+                    // What succeeded is committed even when a later record failed: less to redo.
+                    if (!done.isEmpty()) {
+                        consumer.commitSync(done);
+                    }
+                }
+                backoff = Duration.ofMillis(100);
+            } catch (WakeupException e) {
+                // closing
+            } catch (RuntimeException e) {
+                if (!running) {
+                    break;
+                }
+                log.warn("consumer of {} failed, retrying from the last committed offset in {} ms: {}", topic,
+                        backoff.toMillis(), e.toString());
+                rewind();
+                sleep(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5)
+                        : backoff.multipliedBy(2);
+            }
+        }
+        consumer.close(Duration.ofSeconds(5));
+        deadLetters.close(Duration.ofSeconds(5));
+    }
+
+    private void process(ConsumerRecord<String, byte[]> record) {
+        try {
+            handler.accept(record);
+        } catch (PoisonMessage poison) {
+            deadLetter(record, poison.getMessage());
+        }
+    }
+
+    private void deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
+        ProducerRecord<String, byte[]> dead = new ProducerRecord<>(Topics.deadLetter(topic), record.key(),
+                record.value());
+        record.headers().forEach(h -> dead.headers().add(h));
+        dead.headers().add(Topics.DLT_REASON, reason.getBytes(StandardCharsets.UTF_8));
+        dead.headers().add("dlt-source", (record.topic() + "/" + record.partition() + "@" + record.offset())
+                .getBytes(StandardCharsets.UTF_8));
+        try {
+            deadLetters.send(dead).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while dead-lettering", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not dead-letter a message of " + topic, e);
+        }
+        log.warn("dead-lettered {}/{}@{} key {} to {}: {}", record.topic(), record.partition(), record.offset(),
+                record.key(), Topics.deadLetter(topic), reason);
+    }
+
+    /** Goes back to the committed offsets so the failed record is read again. */
+    private void rewind() {
+        try {
+            var assigned = consumer.assignment();
+            var committed = consumer.committed(assigned, Duration.ofSeconds(5));
+            for (TopicPartition p : assigned) {
+                OffsetAndMetadata offset = committed.get(p);
+                if (offset != null) {
+                    consumer.seek(p, offset.offset());
+                } else {
+                    consumer.seekToBeginning(List.of(p));
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not rewind {}: {}", topic, e.toString());
+        }
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

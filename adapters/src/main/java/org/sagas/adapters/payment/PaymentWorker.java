@@ -1,0 +1,121 @@
+package org.sagas.adapters.payment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.adapters.messaging.ConsumerLoop;
+import org.sagas.adapters.messaging.ParsedMessage;
+import org.sagas.adapters.messaging.PoisonMessage;
+import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.orchestrator.ordering.OrderMessages;
+import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
+import org.sagas.orchestrator.persistence.Inbox;
+import org.sagas.orchestrator.persistence.OutboxWriter;
+import org.sagas.orchestrator.port.PaymentProvider;
+import org.sagas.orchestrator.saga.IncomingMessage;
+import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes {@code payments.commands}, charges the provider with the command's idempotency key and
+ * publishes the outcome to {@code payments.events} through the outbox, recording the command's
+ * message id in the inbox in the same transaction. A redelivered command has no second effect:
+ * the inbox skips it, and the provider answers a repeated key from its ledger. A command that
+ * cannot be parsed goes to {@code payments.commands.dlt}. Thread-safe.
+ */
+public final class PaymentWorker implements AutoCloseable {
+    public static final String CONSUMER = "payment-worker";
+    private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
+
+    private final Jdbi jdbi;
+    private final Function<ChargePayment, PaymentProvider.Charge> charge;
+    private final Runnable afterOutboxWrite;
+    private final List<ConsumerLoop> loops;
+
+    /**
+     * @param charge calls the provider (through the resilience stack); throws when it failed
+     * @param threads consumers in the group; at most the topic's partition count are busy
+     */
+    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
+            Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite) {
+        this.jdbi = jdbi;
+        this.charge = charge;
+        this.afterOutboxWrite = afterOutboxWrite;
+        this.loops = java.util.stream.IntStream.range(0, threads)
+                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle))
+                .toList();
+    }
+
+    public PaymentWorker start() {
+        loops.forEach(ConsumerLoop::start);
+        return this;
+    }
+
+    void handle(ConsumerRecord<String, byte[]> record) {
+        IncomingMessage message = ParsedMessage.parse(record);
+        if (!OrderMessages.CHARGE_PAYMENT.equals(message.type())) {
+            throw new PoisonMessage("unexpected message type " + message.type() + " on " + Topics.PAYMENTS_COMMANDS);
+        }
+        ChargePayment command = read(message.payload());
+        boolean seen = jdbi.withHandle(h -> h.createQuery("SELECT 1 FROM inbox WHERE consumer = :c AND message_id = :id")
+                .bind("c", CONSUMER).bind("id", message.messageId()).mapTo(Integer.class).findOne().isPresent());
+        if (seen) {
+            log.debug("command {} for order {} already handled", message.messageId(), command.orderId());
+            return;
+        }
+        PaymentProvider.Charge outcome = charge.apply(command);
+        OutgoingMessage reply = outcome == PaymentProvider.Charge.CAPTURED
+                ? new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(), OrderMessages.PAYMENT_CAPTURED,
+                        new OrderMessages.PaymentCaptured(command.orderId(), command.idempotencyKey()))
+                : new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(), OrderMessages.PAYMENT_DECLINED,
+                        new OrderMessages.PaymentDeclined(command.orderId(), command.idempotencyKey(),
+                                outcome.name().toLowerCase(java.util.Locale.ROOT)));
+        boolean first = jdbi.inTransaction(h -> {
+            if (!Inbox.firstDelivery(h, CONSUMER, message.messageId())) {
+                return false;
+            }
+            OutboxWriter.append(h, List.of(reply), command.orderId().toString());
+            return true;
+        });
+        if (first) {
+            afterOutboxWrite.run();
+            log.info("order {} payment {}", command.orderId(), outcome);
+        }
+    }
+
+    private static ChargePayment read(JsonNode body) {
+        try {
+            UUID orderId = UUID.fromString(text(body, "orderId"));
+            String key = text(body, "idempotencyKey");
+            String currency = text(body, "currency");
+            JsonNode amount = body.get("amountCents");
+            if (amount == null || !amount.isIntegralNumber() || amount.asLong() < 0) {
+                throw new PoisonMessage("amountCents must be a non-negative integer");
+            }
+            if (!currency.matches("[A-Z]{3}") || key.isBlank()) {
+                throw new PoisonMessage("invalid currency or idempotencyKey");
+            }
+            String customer = body.hasNonNull("customerId") ? body.get("customerId").asText() : "";
+            return new ChargePayment(orderId, customer, amount.asLong(), currency, key);
+        } catch (IllegalArgumentException e) {
+            throw new PoisonMessage("orderId is not a UUID");
+        }
+    }
+
+    private static String text(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || !v.isTextual()) {
+            throw new PoisonMessage("field " + field + " missing or not a string");
+        }
+        return v.asText();
+    }
+
+    @Override
+    public void close() {
+        loops.forEach(ConsumerLoop::close);
+    }
+}

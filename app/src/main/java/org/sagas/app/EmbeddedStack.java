@@ -1,0 +1,86 @@
+package org.sagas.app;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.sagas.embedded.EmbeddedPostgresServer;
+import org.sagas.embedded.FreePorts;
+import org.sagas.embedded.KafkaBroker;
+import org.sagas.orchestrator.messaging.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded default: a PostgreSQL server and a KRaft broker under one data directory, each in
+ * a process of its own, stopped by {@link #close()}. Not thread-safe.
+ */
+final class EmbeddedStack implements AutoCloseable {
+    static final String DATABASE = "sagas";
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
+
+    private final Path dataDir;
+    private EmbeddedPostgresServer postgres;
+    private KafkaBroker broker;
+
+    EmbeddedStack(Path dataDir) {
+        this.dataDir = dataDir;
+    }
+
+    /** A fresh data directory under the temp directory, readable by the server's user. */
+    static Path freshDataDir() {
+        try {
+            Path dir = Files.createTempDirectory("sagas-");
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a data directory", e);
+        }
+    }
+
+    Settings start(Settings settings, boolean database, boolean kafka) {
+        try {
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new ConfigurationError("cannot create data directory " + dataDir + ": " + e.getMessage(), e);
+        }
+        String url = settings.dbUrl();
+        String user = settings.dbUser();
+        String password = settings.dbPassword();
+        String bootstrap = settings.kafkaBootstrap();
+        if (database) {
+            postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), 0);
+            postgres.createDatabase(DATABASE);
+            url = postgres.jdbcUrl(DATABASE);
+            user = EmbeddedPostgresServer.USER;
+            password = EmbeddedPostgresServer.PASSWORD;
+            log.info("embedded PostgreSQL on port {} (log {})", postgres.port(), dataDir.resolve("postgres")
+                    .resolve("postgres.log"));
+        }
+        if (kafka) {
+            broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find()).start();
+            broker.createTopics(Topics.all(), 4);
+            bootstrap = broker.bootstrapServers();
+        }
+        return settings.withInfrastructure(url, user, password, bootstrap);
+    }
+
+    @Override
+    public void close() {
+        if (broker != null) {
+            try {
+                broker.stop();
+            } catch (RuntimeException e) {
+                log.warn("Kafka broker did not stop cleanly: {}", e.toString());
+            }
+        }
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (RuntimeException e) {
+                log.warn("PostgreSQL did not stop cleanly: {}", e.toString());
+            }
+        }
+    }
+}

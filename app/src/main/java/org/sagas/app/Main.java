@@ -1,0 +1,127 @@
+package org.sagas.app;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code ./sagas}: runs the whole product on its embedded default ({@code up}), one role for
+ * scale-out, or a benchmark. Bad configuration ends with one line naming the problem and a
+ * non-zero exit.
+ */
+public final class Main {
+    static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
+    private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
+            "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config");
+
+    private Main() {}
+
+    public static void main(String[] args) {
+        int code = run(args, System.out, System.err);
+        if (code >= 0) {
+            System.exit(code);
+        }
+    }
+
+    /** Runs a command; returns the exit code, or -1 for a command that keeps running (a server). */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (Runtime.version().feature() < 17) {
+            err.println("sagas: error: Java 17 or newer is required (this is " + Runtime.version() + ")");
+            return 2;
+        }
+        List<String> positional = new ArrayList<>();
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--help") || a.equals("-h") || a.equals("help")) {
+                help(out);
+                return 0;
+            }
+            if (a.startsWith("--")) {
+                String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+                if (!VALUE_FLAGS.contains(name)) {
+                    err.println("sagas: error: unknown option " + name + " (see ./sagas --help)");
+                    return 2;
+                }
+                if (a.contains("=")) {
+                    flags.put(name, a.substring(a.indexOf('=') + 1));
+                } else if (i + 1 < args.length) {
+                    flags.put(name, args[++i]);
+                } else {
+                    err.println("sagas: error: option " + name + " needs a value");
+                    return 2;
+                }
+            } else {
+                positional.add(a);
+            }
+        }
+        if (positional.isEmpty()) {
+            help(out);
+            return 2;
+        }
+        String command = positional.get(0);
+        try {
+            Settings settings = Settings.from(System::getenv, flags);
+            switch (command) {
+                case "up":
+                    return serve(Product.up(settings, out));
+                case "bench":
+                    return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
+                default:
+                    if (ROLES.contains(command)) {
+                        return serve(Product.role(command, settings, out));
+                    }
+                    err.println("sagas: error: unknown command '" + command + "' (see ./sagas --help)");
+                    return 2;
+            }
+        } catch (ConfigurationError e) {
+            err.println("sagas: error: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Blocks until SIGINT/SIGTERM; the shutdown hook stops everything that was started. */
+    private static int serve(AutoCloseable running) {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                running.close();
+            } catch (Exception e) {
+                System.err.println("sagas: error while stopping: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        }, "sagas-stop"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return -1;
+    }
+
+    private static void help(PrintStream out) {
+        out.println("usage: ./sagas <command> [options]");
+        out.println();
+        out.println("commands:");
+        out.println("  up                  run the whole product on embedded PostgreSQL and Kafka (or on");
+        out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
+        out.println("  <role>              run one role, for scale-out: " + String.join(", ", ROLES));
+        out.println("  bench throughput    orders/s to CONFIRMED against the running product");
+        out.println("                      [--orders N] [--concurrency N] [--duration S]");
+        out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
+        out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
+        out.println();
+        out.println("options:");
+        out.println("  --data-dir DIR      keep embedded data here between runs (default: a fresh temp dir)");
+        out.println("  --port N            API port; --inventory-port N, --payment-port N for the sandbox");
+        out.println("  --host ADDR         address to bind (default 127.0.0.1)");
+        out.println();
+        out.println("settings (environment):");
+        Settings.describe().forEach(out::println);
+    }
+}

@@ -1,0 +1,128 @@
+package org.sagas.app;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Every setting of the product, from environment variables and command-line flags (flags win).
+ * Immutable. {@link #describe()} lists them for {@code --help}; the docker-compose test checks
+ * that every variable the compose file sets is one of {@link #VARIABLES}.
+ */
+public record Settings(String dbUrl, String dbUser, String dbPassword, String kafkaBootstrap, String host,
+        int apiPort, int inventoryPort, int paymentPort, String inventoryUrl, String paymentUrl, Path dataDir,
+        int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
+        Duration pendingTtl, Map<String, String> raw) {
+
+    /** Variable → (default, description). */
+    public static final Map<String, String[]> VARIABLES = new LinkedHashMap<>();
+
+    static {
+        v("SAGA_DB_URL", "", "JDBC URL of an external PostgreSQL; unset = embedded PostgreSQL");
+        v("SAGA_DB_USER", "postgres", "PostgreSQL user");
+        v("SAGA_DB_PASSWORD", "postgres", "PostgreSQL password");
+        v("SAGA_KAFKA_BOOTSTRAP", "", "bootstrap servers of an external Kafka; unset = embedded broker");
+        v("SAGA_HTTP_HOST", "127.0.0.1", "address the HTTP servers bind to");
+        v("SAGA_HTTP_PORT", "8080", "orchestrator API port (--port)");
+        v("SAGA_INVENTORY_PORT", "8081", "sandbox inventory port (--inventory-port)");
+        v("SAGA_PAYMENT_PORT", "8082", "sandbox payment provider port (--payment-port)");
+        v("SAGA_INVENTORY_URL", "", "inventory service base URL; unset = the sandbox on SAGA_INVENTORY_PORT");
+        v("SAGA_PAYMENT_URL", "", "payment provider base URL; unset = the sandbox on SAGA_PAYMENT_PORT");
+        v("SAGA_DATA_DIR", "", "where embedded PostgreSQL and Kafka keep data (--data-dir); unset = a fresh temp dir");
+        v("SAGA_DB_POOL_SIZE", "32", "connections per process");
+        v("SAGA_CONSUMER_THREADS", "4", "Kafka consumers per consuming role");
+        v("SAGA_PAYMENT_STEP_TIMEOUT_MS", "60000", "no payment reply within this → PAYMENT_UNKNOWN");
+        v("SAGA_PENDING_CAP", "10000", "most orders pending confirmation before 503");
+        v("SAGA_RESUME_MAX_RATE", "50", "most parked orders resumed per second");
+        v("SAGA_PENDING_TTL_MS", "900000", "pending longer than this → CANCELLED (expired)");
+    }
+
+    private static void v(String name, String def, String description) {
+        VARIABLES.put(name, new String[] {def, description});
+    }
+
+    /** Reads {@code env} then applies {@code flags} (flag name → value). */
+    public static Settings from(Function<String, String> env, Map<String, String> flags) {
+        Map<String, String> raw = new LinkedHashMap<>();
+        for (String name : VARIABLES.keySet()) {
+            String value = env.apply(name);
+            raw.put(name, value == null ? VARIABLES.get(name)[0] : value.trim());
+        }
+        flag(flags, raw, "--port", "SAGA_HTTP_PORT");
+        flag(flags, raw, "--inventory-port", "SAGA_INVENTORY_PORT");
+        flag(flags, raw, "--payment-port", "SAGA_PAYMENT_PORT");
+        flag(flags, raw, "--data-dir", "SAGA_DATA_DIR");
+        flag(flags, raw, "--host", "SAGA_HTTP_HOST");
+        String host = raw.get("SAGA_HTTP_HOST");
+        int inventoryPort = port(raw, "SAGA_INVENTORY_PORT");
+        int paymentPort = port(raw, "SAGA_PAYMENT_PORT");
+        String inventoryUrl = raw.get("SAGA_INVENTORY_URL").isEmpty() ? "http://" + host + ":" + inventoryPort
+                : raw.get("SAGA_INVENTORY_URL");
+        String paymentUrl = raw.get("SAGA_PAYMENT_URL").isEmpty() ? "http://" + host + ":" + paymentPort
+                : raw.get("SAGA_PAYMENT_URL");
+        String dataDir = raw.get("SAGA_DATA_DIR");
+        String dbUrl = raw.get("SAGA_DB_URL");
+        if (!dbUrl.isEmpty() && !dbUrl.startsWith("jdbc:postgresql://")) {
+            throw new ConfigurationError("SAGA_DB_URL must start with jdbc:postgresql:// (got " + dbUrl + ")");
+        }
+        return new Settings(dbUrl, raw.get("SAGA_DB_USER"), raw.get("SAGA_DB_PASSWORD"),
+                raw.get("SAGA_KAFKA_BOOTSTRAP"), host, port(raw, "SAGA_HTTP_PORT"), inventoryPort, paymentPort,
+                inventoryUrl, paymentUrl, dataDir.isEmpty() ? null : Path.of(dataDir),
+                integer(raw, "SAGA_DB_POOL_SIZE", 1, 500), integer(raw, "SAGA_CONSUMER_THREADS", 1, 64),
+                Duration.ofMillis(integer(raw, "SAGA_PAYMENT_STEP_TIMEOUT_MS", 100, 86_400_000)),
+                integer(raw, "SAGA_PENDING_CAP", 0, 10_000_000),
+                integer(raw, "SAGA_RESUME_MAX_RATE", 1, 100_000),
+                Duration.ofMillis(integer(raw, "SAGA_PENDING_TTL_MS", 1_000, Integer.MAX_VALUE)), raw);
+    }
+
+    public boolean embeddedDatabase() {
+        return dbUrl.isEmpty();
+    }
+
+    public boolean embeddedKafka() {
+        return kafkaBootstrap.isEmpty();
+    }
+
+    /** The same settings pointing at concrete infrastructure. */
+    public Settings withInfrastructure(String jdbcUrl, String user, String password, String bootstrap) {
+        return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
+                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
+                resumeRate, pendingTtl, raw);
+    }
+
+    /** One line per setting, for {@code --help}. */
+    public static List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        VARIABLES.forEach((name, d) -> lines.add(String.format("  %-30s %s%s", name, d[1],
+                d[0].isEmpty() ? "" : " (default " + d[0] + ")")));
+        return lines;
+    }
+
+    private static void flag(Map<String, String> flags, Map<String, String> raw, String flag, String variable) {
+        if (flags.containsKey(flag)) {
+            raw.put(variable, flags.get(flag));
+        }
+    }
+
+    private static int port(Map<String, String> raw, String name) {
+        return integer(raw, name, 0, 65_535);
+    }
+
+    private static int integer(Map<String, String> raw, String name, int min, int max) {
+        String value = raw.get(name);
+        try {
+            int v = Integer.parseInt(value);
+            if (v < min || v > max) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new ConfigurationError(name + " must be an integer from " + min + " to " + max + " (got '"
+                    + value + "')");
+        }
+    }
+}

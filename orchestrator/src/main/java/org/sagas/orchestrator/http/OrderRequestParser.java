@@ -1,0 +1,117 @@
+package org.sagas.orchestrator.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.sagas.orchestrator.ordering.OrderLine;
+import org.sagas.orchestrator.ordering.OrderRequest;
+
+/**
+ * Reads and validates a {@code POST /orders} body strictly: exact JSON types, no unknown fields,
+ * every limit of the contract. Each failure names its field. Stateless and thread-safe.
+ */
+public final class OrderRequestParser {
+    private static final ObjectMapper STRICT = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final Set<String> ORDER_FIELDS = Set.of("customerId", "currency", "lines");
+    private static final Set<String> LINE_FIELDS = Set.of("sku", "quantity", "unitPriceCents");
+    static final int MAX_LINES = 100;
+    static final int MAX_QUANTITY = 10_000;
+    static final long MAX_UNIT_PRICE = 1_000_000_000L;
+
+    private OrderRequestParser() {}
+
+    /** @throws InvalidRequest naming the first field that is wrong */
+    public static OrderRequest parse(byte[] body) {
+        JsonNode root;
+        try {
+            root = STRICT.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new InvalidRequest("body", "malformed JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new InvalidRequest("body", "unreadable body: " + e.getMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw new InvalidRequest("body", "must be a JSON object");
+        }
+        rejectUnknown(root, ORDER_FIELDS, "");
+        String customerId = printable(root, "customerId", "customerId", 64);
+        JsonNode currencyNode = root.get("currency");
+        if (currencyNode == null || !currencyNode.isTextual() || !CURRENCY.matcher(currencyNode.asText()).matches()) {
+            throw new InvalidRequest("currency", "must be three capital letters (ISO 4217), e.g. \"EUR\"");
+        }
+        JsonNode linesNode = root.get("lines");
+        if (linesNode == null || !linesNode.isArray()) {
+            throw new InvalidRequest("lines", "must be an array of 1 to " + MAX_LINES + " lines");
+        }
+        if (linesNode.isEmpty() || linesNode.size() > MAX_LINES) {
+            throw new InvalidRequest("lines", "must hold 1 to " + MAX_LINES + " lines, got " + linesNode.size());
+        }
+        List<OrderLine> lines = new ArrayList<>();
+        for (int i = 0; i < linesNode.size(); i++) {
+            lines.add(line(linesNode.get(i), "lines[" + i + "]"));
+        }
+        return new OrderRequest(customerId, currencyNode.asText(), lines);
+    }
+
+    private static OrderLine line(JsonNode node, String path) {
+        if (node == null || !node.isObject()) {
+            throw new InvalidRequest(path, "must be an object with sku, quantity and unitPriceCents");
+        }
+        rejectUnknown(node, LINE_FIELDS, path + ".");
+        String sku = printable(node, "sku", path + ".sku", 64);
+        long quantity = integer(node, "quantity", path + ".quantity", 1, MAX_QUANTITY);
+        long price = integer(node, "unitPriceCents", path + ".unitPriceCents", 0, MAX_UNIT_PRICE);
+        return new OrderLine(sku, (int) quantity, price);
+    }
+
+    private static String printable(JsonNode node, String name, String path, int max) {
+        JsonNode value = node.get(name);
+        if (value == null || !value.isTextual()) {
+            throw new InvalidRequest(path, "must be a string of 1 to " + max + " printable characters");
+        }
+        String text = value.asText();
+        int length = text.codePointCount(0, text.length());
+        if (length < 1 || length > max) {
+            throw new InvalidRequest(path, "must be 1 to " + max + " characters long, got " + length);
+        }
+        if (text.codePoints().anyMatch(c -> Character.isISOControl(c) || !Character.isDefined(c)
+                || Character.getType(c) == Character.SURROGATE || Character.getType(c) == Character.FORMAT)
+                || text.isBlank()) {
+            throw new InvalidRequest(path, "must contain printable characters only");
+        }
+        return text;
+    }
+
+    private static long integer(JsonNode node, String name, String path, long min, long max) {
+        JsonNode value = node.get(name);
+        if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
+            throw new InvalidRequest(path, "must be an integer from " + min + " to " + max);
+        }
+        long v = value.asLong();
+        if (v < min || v > max) {
+            throw new InvalidRequest(path, "must be from " + min + " to " + max + ", got " + v);
+        }
+        return v;
+    }
+
+    private static void rejectUnknown(JsonNode node, Set<String> known, String prefix) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext();) {
+            String field = it.next();
+            if (!known.contains(field)) {
+                throw new InvalidRequest(prefix + field, "unknown field");
+            }
+        }
+    }
+}

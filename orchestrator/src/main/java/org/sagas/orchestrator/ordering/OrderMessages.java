@@ -1,0 +1,33 @@
+package org.sagas.orchestrator.ordering;
+
+import java.util.UUID;
+
+/** The messages of the orders saga: commands imperative, events past tense. */
+public final class OrderMessages {
+    public static final String CHARGE_PAYMENT = "ChargePayment";
+    public static final String PAYMENT_CAPTURED = "PaymentCaptured";
+    public static final String PAYMENT_DECLINED = "PaymentDeclined";
+    public static final String ORDER_CONFIRMED = "OrderConfirmed";
+    public static final String ORDER_CANCELLED = "OrderCancelled";
+    public static final String ORDER_REJECTED = "OrderRejected";
+    public static final String CUSTOMER_NOTIFIED = "CustomerNotice";
+
+    private OrderMessages() {}
+
+    /** Charge the customer; the provider sees {@code idempotencyKey} on every attempt. */
+    public record ChargePayment(UUID orderId, String customerId, long amountCents, String currency,
+            String idempotencyKey) {}
+
+    public record PaymentCaptured(UUID orderId, String idempotencyKey) {}
+
+    public record PaymentDeclined(UUID orderId, String idempotencyKey, String reason) {}
+
+    public record OrderConfirmed(UUID orderId, String customerId, long totalCents, String currency) {}
+
+    public record OrderCancelled(UUID orderId, String customerId, String reason) {}
+
+    public record OrderRejected(UUID orderId, String customerId, String reason) {}
+
+    /** What the customer is told, on the {@code notifications} topic. */
+    public record CustomerNotice(UUID orderId, String customerId, String kind, String message) {}
+}

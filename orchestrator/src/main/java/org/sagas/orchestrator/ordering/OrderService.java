@@ -1,0 +1,126 @@
+package org.sagas.orchestrator.ordering;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.persistence.IdempotencyStore;
+import org.sagas.orchestrator.saga.SagaEngine;
+import org.sagas.orchestrator.saga.SagaInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Submits orders: claims the idempotency key and stores the order and its saga in one
+ * transaction, then runs the reservation while the client waits. Thread-safe.
+ */
+public final class OrderService {
+    private static final Logger log = LoggerFactory.getLogger(OrderService.class);
+
+    /** Thrown inside the creating transaction when the key is taken, to roll it back. */
+    private static final class KeyTaken extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        KeyTaken() {
+            super(null, null, false, false);
+        }
+    }
+
+    private final SagaEngine engine;
+    private final OrderSaga saga;
+    private final IdempotencyStore keys;
+    private final OrderStore orders;
+    private final Clock clock;
+
+    public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock) {
+        this.engine = engine;
+        this.saga = saga;
+        this.keys = keys;
+        this.orders = orders;
+        this.clock = clock;
+    }
+
+    /**
+     * Submits {@code request} under {@code idempotencyKey}, answering by {@code deadlineEpochMillis}.
+     * A repeated key answers from what was stored (DESIGN.md section 5).
+     */
+    public SubmitResult submit(String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
+        UUID orderId = UUID.randomUUID();
+        String hash = request.hash();
+        OrderData data = new OrderData(orderId, request.customerId(), request.currency(), request.totalCents(),
+                request.lines());
+        Instant now = clock.instant();
+        SagaInstance<OrderData> started;
+        try {
+            started = engine.start(saga, orderId, data, h -> {
+                if (!keys.claim(h, idempotencyKey, hash, orderId, now)) {
+                    throw new KeyTaken();
+                }
+                OrderStore.insert(h, data, OrderStatus.PENDING_CONFIRMATION);
+            });
+        } catch (KeyTaken taken) {
+            return answerRepeat(idempotencyKey, hash);
+        }
+        SagaInstance<OrderData> now2 = engine.advance(saga, started, deadlineEpochMillis, true);
+        SubmitResult result = answer(orderId, OrderStatus.valueOf(now2.label()), false);
+        keys.complete(idempotencyKey, result.httpStatus(), result.body());
+        return result;
+    }
+
+    private SubmitResult answerRepeat(String key, String hash) {
+        Optional<IdempotencyStore.Entry> entry = keys.find(key);
+        if (entry.isEmpty()) {
+            // Deleted between our claim and this read (retention); treat as in flight, the client retries.
+            return conflict("Idempotency-Key is being processed", 409);
+        }
+        IdempotencyStore.Entry e = entry.get();
+        if (!e.requestHash().equals(hash)) {
+            return conflict("Idempotency-Key was used with a different request body", 422);
+        }
+        if (e.completed()) {
+            return new SubmitResult(e.responseStatus(), e.orderId(), e.responseBody(), true);
+        }
+        if (e.createdAt().plus(engine.timings().lease()).isAfter(clock.instant())) {
+            return conflict("a request with this Idempotency-Key is still in progress", 409);
+        }
+        // The first request died before answering; its saga lives on. Answer from where it is now.
+        OrderStatus status = orders.status(e.orderId()).orElse(OrderStatus.PENDING_CONFIRMATION);
+        SubmitResult result = answer(e.orderId(), status, true);
+        keys.complete(key, result.httpStatus(), result.body());
+        log.info("idempotency key {} completed late for order {} ({})", key, e.orderId(), status);
+        return result;
+    }
+
+    private static SubmitResult answer(UUID orderId, OrderStatus status, boolean replayed) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (status == OrderStatus.REJECTED) {
+            body.put("type", "/problems/out-of-stock");
+            body.put("title", "Out of stock");
+            body.put("status", 422);
+            body.put("detail", "not enough stock for this order; it is stored as REJECTED");
+            body.put("orderId", orderId);
+            return new SubmitResult(422, orderId, Json.write(body), replayed);
+        }
+        body.put("orderId", orderId);
+        body.put("status", status.name());
+        return new SubmitResult(202, orderId, Json.write(body), replayed);
+    }
+
+    private static SubmitResult conflict(String detail, int status) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "/problems/idempotency-key");
+        body.put("title", status == 409 ? "Request in progress" : "Idempotency-Key reused");
+        body.put("status", status);
+        body.put("detail", detail);
+        return new SubmitResult(status, null, Json.write(body), false);
+    }
+
+    /** The retention the keys are kept for. */
+    public static Duration defaultRetention() {
+        return Duration.ofHours(24);
+    }
+}

@@ -1,0 +1,22 @@
+package org.sagas.orchestrator.ordering;
+
+/** The customer-visible status of an order (DESIGN.md section 2). */
+public enum OrderStatus {
+    PENDING_CONFIRMATION(false),
+    AWAITING_PAYMENT(false),
+    PAYMENT_UNKNOWN(false),
+    COMPENSATING(false),
+    CONFIRMED(true),
+    CANCELLED(true),
+    REJECTED(true);
+
+    private final boolean terminal;
+
+    OrderStatus(boolean terminal) {
+        this.terminal = terminal;
+    }
+
+    public boolean isTerminal() {
+        return terminal;
+    }
+}

@@ -1,0 +1,76 @@
+package org.sagas.orchestrator.ordering;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.Json;
+
+/** The {@code orders} table and the order's history (from the saga's). Thread-safe. */
+public final class OrderStore {
+    /** One transition as the customer sees it. */
+    public record HistoryEntry(String status, Instant at, String reason) {}
+
+    /** An order with its history, as {@code GET /orders/{id}} shows it. */
+    public record OrderView(UUID orderId, String status, String customerId, String currency, long totalCents,
+            List<OrderLine> lines, Instant createdAt, List<HistoryEntry> history) {}
+
+    private final Jdbi jdbi;
+
+    public OrderStore(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    static void insert(Handle h, OrderData o, OrderStatus status) {
+        h.createUpdate("INSERT INTO orders (order_id, customer_id, currency, total_cents, lines, status)"
+                        + " VALUES (:id, :customer, :currency, :total, CAST(:lines AS jsonb), :status)")
+                .bind("id", o.orderId()).bind("customer", o.customerId()).bind("currency", o.currency())
+                .bind("total", o.totalCents()).bind("lines", Json.write(o.lines())).bind("status", status.name())
+                .execute();
+    }
+
+    public Optional<OrderStatus> status(UUID orderId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT status FROM orders WHERE order_id = :id")
+                .bind("id", orderId).mapTo(String.class).findOne().map(OrderStatus::valueOf));
+    }
+
+    public Optional<OrderView> find(UUID orderId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT order_id, status, customer_id, currency, total_cents,"
+                        + " lines::text AS lines, created_at FROM orders WHERE order_id = :id")
+                .bind("id", orderId).map((rs, ctx) -> view(rs, history(h, orderId))).findOne());
+    }
+
+    /** Newest first; {@code status} null for every status. */
+    public List<OrderView> list(OrderStatus status, int limit) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT order_id, status, customer_id, currency, total_cents,"
+                        + " lines::text AS lines, created_at FROM orders"
+                        + (status == null ? "" : " WHERE status = :status")
+                        + " ORDER BY created_at DESC LIMIT :limit")
+                .bind("status", status == null ? null : status.name()).bind("limit", limit)
+                .map((rs, ctx) -> view(rs, null)).list());
+    }
+
+    /** How many orders are in {@code status}. */
+    public long count(OrderStatus status) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM orders WHERE status = :status")
+                .bind("status", status.name()).mapTo(Long.class).one());
+    }
+
+    private static List<HistoryEntry> history(Handle h, UUID orderId) {
+        return h.createQuery("SELECT label, at, reason FROM saga_history WHERE saga_id = :id ORDER BY id")
+                .bind("id", orderId)
+                .map((rs, ctx) -> new HistoryEntry(rs.getString(1), rs.getTimestamp(2).toInstant(), rs.getString(3)))
+                .list();
+    }
+
+    private static OrderView view(ResultSet rs, List<HistoryEntry> history) throws SQLException {
+        OrderLine[] lines = Json.read(rs.getString("lines"), OrderLine[].class);
+        return new OrderView(rs.getObject("order_id", UUID.class), rs.getString("status"),
+                rs.getString("customer_id"), rs.getString("currency"), rs.getLong("total_cents"), List.of(lines),
+                rs.getTimestamp("created_at").toInstant(), history);
+    }
+}

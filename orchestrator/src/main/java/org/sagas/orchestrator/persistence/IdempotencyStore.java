@@ -1,0 +1,63 @@
+package org.sagas.orchestrator.persistence;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * HTTP {@code Idempotency-Key} records (DESIGN.md section 5). A key is claimed in the transaction
+ * that creates the order, completed with the response once it is known, and deleted after its
+ * retention. Thread-safe.
+ */
+public final class IdempotencyStore {
+    /** A stored key. {@code responseStatus} is null while the first request is still running. */
+    public record Entry(String key, String requestHash, boolean completed, Integer responseStatus,
+            String responseBody, UUID orderId, Instant createdAt) {}
+
+    private final Jdbi jdbi;
+    private final Duration retention;
+
+    public IdempotencyStore(Jdbi jdbi, Duration retention) {
+        this.jdbi = jdbi;
+        this.retention = retention;
+    }
+
+    /**
+     * Claims {@code key} inside the caller's transaction. A concurrent claim of the same key waits
+     * for this transaction and then finds the key taken.
+     *
+     * @return false when the key was already taken
+     */
+    public boolean claim(Handle h, String key, String requestHash, UUID orderId, Instant now) {
+        return h.createUpdate("INSERT INTO idempotency_keys (idem_key, request_hash, state, order_id, created_at,"
+                        + " expires_at) VALUES (:key, :hash, 'IN_FLIGHT', :order, :now, :expires) ON CONFLICT DO NOTHING")
+                .bind("key", key).bind("hash", requestHash).bind("order", orderId)
+                .bind("now", Timestamp.from(now)).bind("expires", Timestamp.from(now.plus(retention))).execute() == 1;
+    }
+
+    public void complete(String key, int status, String body) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE idempotency_keys SET state = 'COMPLETED', response_status = :status,"
+                        + " response_body = :body WHERE idem_key = :key")
+                .bind("key", key).bind("status", status).bind("body", body).execute());
+    }
+
+    public Optional<Entry> find(String key) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT idem_key, request_hash, state, response_status,"
+                        + " response_body, order_id, created_at FROM idempotency_keys WHERE idem_key = :key")
+                .bind("key", key)
+                .map((rs, ctx) -> new Entry(rs.getString(1), rs.getString(2), "COMPLETED".equals(rs.getString(3)),
+                        (Integer) rs.getObject(4), rs.getString(5), rs.getObject(6, UUID.class),
+                        rs.getTimestamp(7).toInstant()))
+                .findOne());
+    }
+
+    /** Deletes keys past their retention; returns how many. */
+    public int deleteExpired(Instant now) {
+        return jdbi.withHandle(h -> h.createUpdate("DELETE FROM idempotency_keys WHERE expires_at < :now")
+                .bind("now", Timestamp.from(now)).execute());
+    }
+}

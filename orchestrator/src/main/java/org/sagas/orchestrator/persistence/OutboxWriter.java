@@ -1,0 +1,30 @@
+package org.sagas.orchestrator.persistence;
+
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.PreparedBatch;
+import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.saga.OutgoingMessage;
+
+/**
+ * Appends messages to the transactional outbox inside the caller's transaction; the relay
+ * publishes them after commit. Stateless and thread-safe.
+ */
+public final class OutboxWriter {
+    private OutboxWriter() {}
+
+    public static void append(Handle handle, List<OutgoingMessage> messages, String correlationId) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        PreparedBatch batch = handle.prepareBatch("INSERT INTO outbox (aggregate_id, topic, message_id, message_type,"
+                + " correlation_id, payload) VALUES (:key, :topic, :id, :type, :correlation, :payload)");
+        for (OutgoingMessage m : messages) {
+            batch.bind("key", m.key()).bind("topic", m.topic()).bind("id", UUID.randomUUID())
+                    .bind("type", m.type()).bind("correlation", correlationId)
+                    .bind("payload", Json.write(m.payload())).add();
+        }
+        batch.execute();
+    }
+}

@@ -1,0 +1,45 @@
+package org.sagas.orchestrator.saga;
+
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * A saga: an ordered list of steps over data of type {@code D}, and how its progress reads to a
+ * customer. The engine runs any definition; adding one never touches the engine.
+ */
+public interface SagaDefinition<D> {
+
+    /** Lower-case type name, stored in {@code saga_instance.saga_type}. */
+    String type();
+
+    /** The data's class; the engine stores it as JSON. */
+    Class<D> dataType();
+
+    List<SagaStep<D>> steps();
+
+    /** The upper-snake label for a situation (for orders: the customer-visible status). */
+    String label(Situation<D> situation);
+
+    /** Messages to publish when the saga ends (as {@code ended}), in the same transaction. */
+    default List<OutgoingMessage> onEnd(SagaInstance<D> ended, String reason) {
+        return List.of();
+    }
+
+    /** Effects on the definition's own tables, run inside every transition's transaction. */
+    default void onTransition(Handle handle, SagaInstance<D> after, String reason) {}
+
+    /** The step at {@code index}. */
+    default SagaStep<D> step(int index) {
+        return steps().get(index);
+    }
+
+    default int indexOf(String stepName) {
+        List<SagaStep<D>> steps = steps();
+        for (int i = 0; i < steps.size(); i++) {
+            if (steps.get(i).name().equals(stepName)) {
+                return i;
+            }
+        }
+        throw new SagaException("saga " + type() + " has no step " + stepName);
+    }
+}

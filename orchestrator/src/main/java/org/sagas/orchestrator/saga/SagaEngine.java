@@ -1,0 +1,281 @@
+package org.sagas.orchestrator.saga;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.persistence.Inbox;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs saga definitions: writes every transition (instance row with a version check, history row,
+ * outbox rows) in one transaction, runs synchronous steps outside any transaction, resumes sagas
+ * on replies, on due times, on step timeouts and on expiry. The decisions themselves are in
+ * {@link SagaDecisions}. Thread-safe; several engines (processes) may share a database.
+ */
+public final class SagaEngine {
+    private static final Logger log = LoggerFactory.getLogger(SagaEngine.class);
+
+    /** What became of a consumed reply. */
+    public enum ReplyOutcome { APPLIED, DUPLICATE, UNKNOWN_SAGA, NOT_AWAITED }
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+    private final SagaTimings timings;
+    private final Runnable afterOutboxWrite;
+    private final Map<String, SagaDefinition<?>> definitions = new ConcurrentHashMap<>();
+    private final List<Consumer<SagaInstance<?>>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * @param afterOutboxWrite called after a commit that wrote outbox rows (wakes an in-process relay)
+     */
+    public SagaEngine(Jdbi jdbi, Clock clock, SagaTimings timings, Runnable afterOutboxWrite) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+        this.timings = timings;
+        this.afterOutboxWrite = afterOutboxWrite;
+    }
+
+    public <D> SagaEngine register(SagaDefinition<D> definition) {
+        definitions.put(definition.type(), definition);
+        return this;
+    }
+
+    /** Called after every committed transition (metrics, tests). */
+    public void onTransition(Consumer<SagaInstance<?>> listener) {
+        listeners.add(listener);
+    }
+
+    public SagaTimings timings() {
+        return timings;
+    }
+
+    /**
+     * Creates an instance at its first step in one transaction with {@code alsoInTransaction}
+     * (e.g. the order row and its idempotency record). Does not run the step: call {@link #advance}.
+     */
+    public <D> SagaInstance<D> start(SagaDefinition<D> def, UUID id, D data, Consumer<Handle> alsoInTransaction) {
+        Transition<D> t = SagaDecisions.beginTransition(def, id, data, clock.instant(), timings);
+        jdbi.useTransaction(h -> {
+            alsoInTransaction.accept(h);
+            SagaStore.insert(h, t);
+            def.onTransition(h, t.after(), t.reason());
+        });
+        committed(t);
+        return t.after();
+    }
+
+    /**
+     * Runs the instance's synchronous steps (or compensations) one after the other until the saga
+     * waits (for a reply, a dependency) or ends. Each step's outcome commits on its own.
+     *
+     * @throws ConcurrentSagaUpdate when another runner moved the instance meanwhile
+     */
+    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
+            boolean interactive) {
+        SagaInstance<D> current = instance;
+        while (isRunnable(current)) {
+            SagaStep<D> step = def.step(current.stepIndex());
+            if (!(step instanceof SagaStep.Sync<D> sync)) {
+                break;
+            }
+            StepContext context = new StepContext(current.id(), deadlineEpochMillis, interactive);
+            StepResult<D> result = current.status() == SagaStatus.COMPENSATING
+                    ? sync.compensation().run(current.data(), context)
+                    : sync.action().run(current.data(), context);
+            Transition<D> t = SagaDecisions.afterSyncStep(def, current, result, clock.instant(), timings);
+            commit(def, t);
+            current = t.after();
+            if (!t.runsOn()) {
+                break;
+            }
+        }
+        return current;
+    }
+
+    /**
+     * Applies a reply to the saga it answers ({@code correlationId} = saga id), recording the
+     * message id in the inbox in the same transaction; then runs whatever became due.
+     */
+    public ReplyOutcome handleReply(String consumer, IncomingMessage message, UUID sagaId) {
+        var result = jdbi.inTransaction(h -> {
+            if (!Inbox.firstDelivery(h, consumer, message.messageId())) {
+                return new Applied<>(ReplyOutcome.DUPLICATE, null, null);
+            }
+            Optional<SagaStore.Row> row = SagaStore.find(h, sagaId, true);
+            if (row.isEmpty()) {
+                return new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null);
+            }
+            return applyReply(h, definition(row.get().type()), row.get(), message);
+        });
+        if (result.transition() != null) {
+            committed(result.transition());
+            resumeInline(result);
+        }
+        return result.outcome();
+    }
+
+    /**
+     * Claims up to {@code limit} due instances and runs them: resumes after a crash (lease ran
+     * out), retries parked steps. {@code skipParkedOn} leaves out sagas parked on dependencies
+     * known to be down; {@code onlyParkedOn}, when not null, takes only those parked on it.
+     *
+     * @return how many instances were run
+     */
+    public int runDue(int limit, Set<String> skipParkedOn, String onlyParkedOn, long stepBudgetMillis) {
+        Instant now = clock.instant();
+        Instant lease = now.plus(timings.lease());
+        List<SagaInstance<?>> claimed = jdbi.inTransaction(h -> {
+            List<SagaInstance<?>> list = new ArrayList<>();
+            for (SagaStore.Row row : SagaStore.lockDue(h, now, limit, skipParkedOn, onlyParkedOn)) {
+                SagaStore.claim(h, row.id(), row.version(), lease);
+                list.add(claimedInstance(definition(row.type()), row, lease));
+            }
+            return list;
+        });
+        for (SagaInstance<?> instance : claimed) {
+            runClaimed(instance, clock.millis() + stepBudgetMillis);
+        }
+        return claimed.size();
+    }
+
+    /** Marks asynchronous steps whose reply is late; they keep waiting, visibly. */
+    public int timeOutSteps(int limit) {
+        List<Transition<?>> done = jdbi.inTransaction(h -> {
+            List<Transition<?>> list = new ArrayList<>();
+            for (SagaStore.Row row : SagaStore.lockTimedOut(h, clock.instant(), limit)) {
+                list.add(timeOut(h, definition(row.type()), row));
+            }
+            return list;
+        });
+        done.forEach(this::committed);
+        return done.size();
+    }
+
+    /** Gives up on sagas parked past their time to live: compensates and ends them. */
+    public int expireParked(int limit) {
+        List<Applied<?>> done = jdbi.inTransaction(h -> {
+            List<Applied<?>> list = new ArrayList<>();
+            for (SagaStore.Row row : SagaStore.lockExpired(h, clock.instant(), limit)) {
+                list.add(expire(h, definition(row.type()), row));
+            }
+            return list;
+        });
+        for (Applied<?> a : done) {
+            committed(a.transition());
+            resumeInline(a);
+        }
+        return done.size();
+    }
+
+    /** The instance as stored now, if any. */
+    public Optional<SagaInstance<?>> find(UUID id) {
+        return jdbi.withHandle(h -> SagaStore.find(h, id, false).map(row -> read(definition(row.type()), row)));
+    }
+
+    private record Applied<D>(ReplyOutcome outcome, SagaDefinition<D> def, Transition<D> transition) {}
+
+    private <D> Applied<D> applyReply(Handle h, SagaDefinition<D> def, SagaStore.Row row, IncomingMessage message) {
+        SagaInstance<D> instance = row.as(def);
+        if (instance.status() != SagaStatus.AWAITING_REPLY
+                || !(def.step(instance.stepIndex()) instanceof SagaStep.Async<D> async)) {
+            log.warn("saga {} got {} while {} at {}: ignored", instance.id(), message.type(), instance.status(),
+                    instance.step());
+            return new Applied<>(ReplyOutcome.NOT_AWAITED, def, null);
+        }
+        StepResult<D> result = async.onReply().apply(instance.data(), message);
+        if (result == null) {
+            log.warn("saga {} at {} got unexpected {}: ignored", instance.id(), instance.step(), message.type());
+            return new Applied<>(ReplyOutcome.NOT_AWAITED, def, null);
+        }
+        Transition<D> t = SagaDecisions.afterReply(def, instance, result, clock.instant(), timings);
+        write(h, def, t);
+        return new Applied<>(ReplyOutcome.APPLIED, def, t);
+    }
+
+    private <D> Transition<D> timeOut(Handle h, SagaDefinition<D> def, SagaStore.Row row) {
+        Transition<D> t = SagaDecisions.afterStepTimeout(def, row.as(def));
+        write(h, def, t);
+        log.warn("saga {} step {} timed out waiting for its reply; now {}", row.id(), row.step(), t.after().label());
+        return t;
+    }
+
+    private <D> Applied<D> expire(Handle h, SagaDefinition<D> def, SagaStore.Row row) {
+        Transition<D> t = SagaDecisions.expire(def, row.as(def), clock.instant(), timings);
+        write(h, def, t);
+        log.warn("saga {} expired after waiting on {} since {}; now {}", row.id(), row.parkedOn(), row.createdAt(),
+                t.after().label());
+        return new Applied<>(ReplyOutcome.APPLIED, def, t);
+    }
+
+    private <D> void resumeInline(Applied<D> applied) {
+        if (applied.transition().runsOn()) {
+            try {
+                advance(applied.def(), applied.transition().after(), clock.millis() + 2_000, false);
+            } catch (ConcurrentSagaUpdate e) {
+                log.info("saga {} moved on elsewhere: {}", applied.transition().after().id(), e.getMessage());
+            }
+        }
+    }
+
+    private <D> void runClaimed(SagaInstance<D> instance, long deadline) {
+        @SuppressWarnings("unchecked")
+        SagaDefinition<D> def = (SagaDefinition<D>) definition(instance.type());
+        try {
+            advance(def, instance, deadline, false);
+        } catch (ConcurrentSagaUpdate e) {
+            log.info("saga {} moved on elsewhere: {}", instance.id(), e.getMessage());
+        } catch (RuntimeException e) {
+            // Left as claimed: its lease runs out and it is tried again; never dropped.
+            log.error("saga {} step {} failed unexpectedly; retried after the lease: {}", instance.id(),
+                    instance.step(), e.toString(), e);
+        }
+    }
+
+    private <D> SagaInstance<D> claimedInstance(SagaDefinition<D> def, SagaStore.Row row, Instant lease) {
+        return row.as(def).claimed(lease);
+    }
+
+    private <D> SagaInstance<D> read(SagaDefinition<D> def, SagaStore.Row row) {
+        return row.as(def);
+    }
+
+    private <D> void commit(SagaDefinition<D> def, Transition<D> t) {
+        jdbi.useTransaction(h -> write(h, def, t));
+        committed(t);
+    }
+
+    private <D> void write(Handle h, SagaDefinition<D> def, Transition<D> t) {
+        SagaStore.update(h, t);
+        def.onTransition(h, t.after(), t.reason());
+    }
+
+    private void committed(Transition<?> t) {
+        if (!t.messages().isEmpty()) {
+            afterOutboxWrite.run();
+        }
+        listeners.forEach(l -> l.accept(t.after()));
+    }
+
+    private static boolean isRunnable(SagaInstance<?> s) {
+        return s.status() == SagaStatus.RUNNING || s.status() == SagaStatus.PARKED
+                || s.status() == SagaStatus.COMPENSATING;
+    }
+
+    private SagaDefinition<?> definition(String type) {
+        SagaDefinition<?> def = definitions.get(type);
+        if (def == null) {
+            throw new SagaException("no saga definition registered for type " + type);
+        }
+        return def;
+    }
+}

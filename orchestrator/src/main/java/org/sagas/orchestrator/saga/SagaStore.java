@@ -1,0 +1,144 @@
+package org.sagas.orchestrator.saga;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.StatementContext;
+import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.persistence.OutboxWriter;
+
+/** Reads and writes saga instances, their history and their outbox rows. Stateless, thread-safe. */
+final class SagaStore {
+    private static final String COLUMNS = "saga_id, saga_type, status, step, label, version, data::text AS data,"
+            + " parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at";
+
+    /** A row as stored, before its data is read with the definition's type. */
+    record Row(UUID id, String type, SagaStatus status, String step, String label, int version, String data,
+            String parkedOn, String parkReason, int parkCount, Instant nextAttemptAt, Instant stepDeadlineAt,
+            Instant expiresAt, Instant createdAt) {
+
+        <D> SagaInstance<D> as(SagaDefinition<D> def) {
+            return new SagaInstance<>(id, type, status, def.indexOf(step), step, label, version,
+                    Json.read(data, def.dataType()), parkedOn, parkReason, parkCount, nextAttemptAt, stepDeadlineAt,
+                    expiresAt, createdAt);
+        }
+    }
+
+    private SagaStore() {}
+
+    static <D> void insert(Handle h, Transition<D> t) {
+        SagaInstance<D> s = t.after();
+        h.createUpdate("INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version, data, parked_on,"
+                        + " park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at)"
+                        + " VALUES (:id, :type, :status, :step, :label, :version, CAST(:data AS jsonb), :parkedOn,"
+                        + " :parkReason, :parkCount, :next, :stepDeadline, :expires, :created)")
+                .bind("id", s.id()).bind("type", s.type()).bind("created", ts(s.createdAt()))
+                .bindMap(values(s)).execute();
+        written(h, t);
+    }
+
+    static <D> void update(Handle h, Transition<D> t) {
+        t.before().status().checkMoveTo(t.after().status());
+        SagaInstance<D> s = t.after();
+        int rows = h.createUpdate("UPDATE saga_instance SET status = :status, step = :step, label = :label,"
+                        + " version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
+                        + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
+                        + " step_deadline_at = :stepDeadline, expires_at = :expires, updated_at = now()"
+                        + " WHERE saga_id = :id AND version = :expected")
+                .bind("id", s.id()).bind("expected", t.before().version()).bindMap(values(s)).execute();
+        if (rows != 1) {
+            throw new ConcurrentSagaUpdate(s.id(), t.before().version());
+        }
+        written(h, t);
+    }
+
+    /** Bumps the version and sets a lease: the claim a runner makes before running a step. */
+    static void claim(Handle h, UUID id, int expectedVersion, Instant leaseUntil) {
+        int rows = h.createUpdate("UPDATE saga_instance SET version = version + 1, next_attempt_at = :lease"
+                        + " WHERE saga_id = :id AND version = :expected")
+                .bind("id", id).bind("expected", expectedVersion).bind("lease", ts(leaseUntil)).execute();
+        if (rows != 1) {
+            throw new ConcurrentSagaUpdate(id, expectedVersion);
+        }
+    }
+
+    static Optional<Row> find(Handle h, UUID id, boolean forUpdate) {
+        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE saga_id = :id"
+                        + (forUpdate ? " FOR UPDATE" : ""))
+                .bind("id", id).map(SagaStore::row).findOne();
+    }
+
+    /**
+     * Locks up to {@code limit} instances whose current step is due, oldest first, skipping rows
+     * another runner holds. {@code skipParkedOn} leaves out sagas parked on those dependencies.
+     */
+    static List<Row> lockDue(Handle h, Instant now, int limit, Set<String> skipParkedOn, String onlyParkedOn) {
+        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE next_attempt_at <= :now"
+                        + " AND status IN ('RUNNING', 'PARKED', 'COMPENSATING')"
+                        + " AND (parked_on IS NULL OR NOT (parked_on = ANY(:skip)))"
+                        + (onlyParkedOn != null ? " AND parked_on = :only" : "")
+                        + " ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED")
+                .bind("now", ts(now)).bind("limit", limit).bindArray("skip", String.class, skipParkedOn.toArray())
+                .bind("only", onlyParkedOn).map(SagaStore::row).list();
+    }
+
+    static List<Row> lockTimedOut(Handle h, Instant now, int limit) {
+        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE step_deadline_at <= :now"
+                        + " AND status = 'AWAITING_REPLY' ORDER BY step_deadline_at LIMIT :limit FOR UPDATE SKIP LOCKED")
+                .bind("now", ts(now)).bind("limit", limit).map(SagaStore::row).list();
+    }
+
+    static List<Row> lockExpired(Handle h, Instant now, int limit) {
+        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE expires_at <= :now"
+                        + " AND status = 'PARKED' ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED")
+                .bind("now", ts(now)).bind("limit", limit).map(SagaStore::row).list();
+    }
+
+    private static <D> void written(Handle h, Transition<D> t) {
+        SagaInstance<D> s = t.after();
+        h.createUpdate("INSERT INTO saga_history (saga_id, status, step, label, reason)"
+                        + " VALUES (:id, :status, :step, :label, :reason)")
+                .bind("id", s.id()).bind("status", s.status().name()).bind("step", s.step())
+                .bind("label", s.label()).bind("reason", t.reason()).execute();
+        OutboxWriter.append(h, t.messages(), s.id().toString());
+    }
+
+    private static <D> java.util.Map<String, Object> values(SagaInstance<D> s) {
+        java.util.Map<String, Object> m = new java.util.HashMap<>();
+        m.put("status", s.status().name());
+        m.put("step", s.step());
+        m.put("label", s.label());
+        m.put("version", s.version());
+        m.put("data", Json.write(s.data()));
+        m.put("parkedOn", s.parkedOn());
+        m.put("parkReason", s.parkReason());
+        m.put("parkCount", s.parkCount());
+        m.put("next", ts(s.nextAttemptAt()));
+        m.put("stepDeadline", ts(s.stepDeadlineAt()));
+        m.put("expires", ts(s.expiresAt()));
+        return m;
+    }
+
+    private static Row row(ResultSet rs, StatementContext ctx) throws SQLException {
+        return new Row(rs.getObject("saga_id", UUID.class), rs.getString("saga_type"),
+                SagaStatus.valueOf(rs.getString("status")), rs.getString("step"), rs.getString("label"),
+                rs.getInt("version"), rs.getString("data"), rs.getString("parked_on"), rs.getString("park_reason"),
+                rs.getInt("park_count"), instant(rs, "next_attempt_at"), instant(rs, "step_deadline_at"),
+                instant(rs, "expires_at"), instant(rs, "created_at"));
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant();
+    }
+
+    private static Timestamp ts(Instant i) {
+        return i == null ? null : Timestamp.from(i);
+    }
+}

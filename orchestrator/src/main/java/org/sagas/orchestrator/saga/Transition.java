@@ -1,0 +1,17 @@
+package org.sagas.orchestrator.saga;
+
+import java.util.List;
+
+/**
+ * A decided move: the instance after it, why, and the messages it publishes. The engine writes
+ * all three in one transaction, guarded by the version of the instance before it.
+ */
+public record Transition<D>(SagaInstance<D> before, SagaInstance<D> after, String reason,
+        List<OutgoingMessage> messages) {
+
+    /** True when the engine should run the next synchronous step (or compensation) right away. */
+    public boolean runsOn() {
+        return after.nextAttemptAt() != null && after.parkedOn() == null
+                && (after.status() == SagaStatus.RUNNING || after.status() == SagaStatus.COMPENSATING);
+    }
+}

@@ -1,0 +1,189 @@
+package org.sagas.orchestrator.saga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.saga.TripSaga.Trip;
+
+class SagaDecisionsTest {
+    private final TripSaga saga = new TripSaga();
+    private final SagaTimings timings = new SagaTimings(Duration.ofSeconds(30), Duration.ofSeconds(5),
+            Duration.ofMinutes(15));
+    private final Instant now = Instant.parse("2026-11-29T10:00:00Z");
+
+    @Test
+    void shouldStartAtTheFirstStepRunningWithALease() {
+        Transition<Trip> t = SagaDecisions.beginTransition(saga, UUID.randomUUID(), TripSaga.trip(), now, timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.RUNNING);
+        assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
+        assertThat(t.after().version()).isZero();
+        assertThat(t.after().nextAttemptAt()).isEqualTo(now.plusSeconds(30));
+        assertThat(t.after().label()).isEqualTo("TRIP_RUNNING");
+    }
+
+    @Test
+    void shouldPublishTheCommandWhenEnteringAnAsynchronousStep() {
+        SagaInstance<Trip> started = begin();
+
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, started,
+                StepResult.done(new Trip("ada", true, false)), now, timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.AWAITING_REPLY);
+        assertThat(t.after().step()).isEqualTo("BOOK_FLIGHT");
+        assertThat(t.after().stepDeadlineAt()).isEqualTo(now.plusSeconds(30));
+        assertThat(t.after().nextAttemptAt()).isNull();
+        assertThat(t.after().data().hotelBooked()).isTrue();
+        assertThat(t.after().version()).isEqualTo(started.version() + 1);
+        assertThat(t.messages()).singleElement().satisfies(m -> {
+            assertThat(m.type()).isEqualTo("BookFlight");
+            assertThat(m.key()).isEqualTo(started.id().toString());
+        });
+    }
+
+    @Test
+    void shouldParkWhenAParticipantIsUnavailableAndCountTheParkOnce() {
+        SagaInstance<Trip> started = begin();
+
+        Transition<Trip> first = SagaDecisions.afterSyncStep(saga, started,
+                StepResult.unavailable("hotels", "breaker open"), now, timings);
+        Transition<Trip> again = SagaDecisions.afterSyncStep(saga, first.after().claimed(now.plusSeconds(30)),
+                StepResult.unavailable("hotels", "timeout"), now.plusSeconds(10), timings);
+
+        assertThat(first.after().status()).isEqualTo(SagaStatus.PARKED);
+        assertThat(first.after().parkedOn()).isEqualTo("hotels");
+        assertThat(first.after().nextAttemptAt()).isEqualTo(now.plusSeconds(5));
+        assertThat(first.after().expiresAt()).isEqualTo(now.plus(Duration.ofMinutes(15)));
+        assertThat(again.after().parkCount()).isEqualTo(1);
+        assertThat(again.after().expiresAt()).as("expiry counts from the first park").isEqualTo(first.after().expiresAt());
+        assertThat(again.after().parkReason()).isEqualTo("timeout");
+    }
+
+    @Test
+    void shouldFailWithoutCompensatingWhenTheFirstStepIsRefused() {
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, begin(), StepResult.refused("no rooms"), now, timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.FAILED);
+        assertThat(t.after().isTerminal()).isTrue();
+        assertThat(t.reason()).isEqualTo("no rooms");
+        assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("TripFAILED");
+    }
+
+    @Test
+    void shouldCompensateEarlierStepsWhenAReplyIsARefusal() {
+        SagaInstance<Trip> awaiting = awaitingFlight();
+
+        Transition<Trip> t = SagaDecisions.afterReply(saga, awaiting, StepResult.refused("flight full"), now, timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
+        assertThat(t.runsOn()).isTrue();
+        assertThat(t.messages()).isEmpty();
+    }
+
+    @Test
+    void shouldEndCompensatedAfterTheLastCompensation() {
+        SagaInstance<Trip> compensating = SagaDecisions.afterReply(saga, awaitingFlight(),
+                StepResult.refused("flight full"), now, timings).after();
+
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, compensating, StepResult.done(TripSaga.trip()), now,
+                timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATED);
+        assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("TripCOMPENSATED");
+    }
+
+    @Test
+    void shouldKeepCompensatingParkedWhenTheCompensationCannotRun() {
+        SagaInstance<Trip> compensating = SagaDecisions.afterReply(saga, awaitingFlight(),
+                StepResult.refused("flight full"), now, timings).after();
+
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, compensating,
+                StepResult.unavailable("hotels", "refused connection"), now, timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(t.after().parkedOn()).isEqualTo("hotels");
+        assertThat(t.after().expiresAt()).as("compensations never expire").isNull();
+        assertThat(t.after().nextAttemptAt()).isEqualTo(now.plusSeconds(5));
+    }
+
+    @Test
+    void shouldPublishAsynchronousCompensationsWhileUndoing() {
+        SagaInstance<Trip> atCar = SagaDecisions.afterReply(saga, awaitingFlight(),
+                StepResult.done(new Trip("ada", true, false)), now, timings).after();
+
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, atCar, StepResult.refused("no cars"), now, timings);
+
+        assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("CancelFlight");
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
+    }
+
+    @Test
+    void shouldLabelALateReplyVisiblyAndStillAcceptIt() {
+        SagaInstance<Trip> late = SagaDecisions.afterStepTimeout(saga, awaitingFlight()).after();
+        var reply = new IncomingMessage(UUID.randomUUID(), "FlightBooked", "k", null, JsonNodeFactory.instance.objectNode());
+
+        Transition<Trip> t = SagaDecisions.afterReply(saga, late, StepResult.done(late.data()), now, timings);
+
+        assertThat(late.label()).isEqualTo("FLIGHT_UNKNOWN");
+        assertThat(late.stepDeadlineAt()).isNull();
+        assertThat(late.status()).isEqualTo(SagaStatus.AWAITING_REPLY);
+        assertThat(reply.type()).isEqualTo("FlightBooked");
+        assertThat(t.after().step()).isEqualTo("BOOK_CAR");
+    }
+
+    @Test
+    void shouldCancelAnExpiredParkedSaga() {
+        SagaInstance<Trip> parked = SagaDecisions.afterSyncStep(saga, begin(),
+                StepResult.unavailable("hotels", "down"), now, timings).after();
+
+        Transition<Trip> t = SagaDecisions.expire(saga, parked, now.plus(Duration.ofMinutes(16)), timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.FAILED);
+        assertThat(t.reason()).isEqualTo("expired");
+    }
+
+    @Test
+    void shouldCompleteAfterTheLastStep() {
+        SagaInstance<Trip> atCar = SagaDecisions.afterReply(saga, awaitingFlight(),
+                StepResult.done(new Trip("ada", true, false)), now, timings).after();
+
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, atCar, StepResult.done(new Trip("ada", true, true)), now,
+                timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPLETED);
+        assertThat(t.after().data().carBooked()).isTrue();
+        assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("TripCOMPLETED");
+    }
+
+    @Test
+    void shouldRefuseAReplyWhenNotWaitingForOne() {
+        assertThatThrownBy(() -> SagaDecisions.afterReply(saga, begin(), StepResult.done(TripSaga.trip()), now, timings))
+                .isInstanceOf(IllegalSagaTransition.class);
+    }
+
+    @Test
+    void shouldNeverLeaveATerminalStatus() {
+        for (SagaStatus terminal : new SagaStatus[] {SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.FAILED}) {
+            for (SagaStatus next : SagaStatus.values()) {
+                assertThat(terminal.canMoveTo(next)).as(terminal + " -> " + next).isFalse();
+            }
+        }
+        assertThat(SagaStatus.COMPENSATING.canMoveTo(SagaStatus.COMPLETED)).isFalse();
+    }
+
+    private SagaInstance<Trip> begin() {
+        return SagaDecisions.beginTransition(saga, UUID.randomUUID(), TripSaga.trip(), now, timings).after();
+    }
+
+    private SagaInstance<Trip> awaitingFlight() {
+        return SagaDecisions.afterSyncStep(saga, begin(), StepResult.done(new Trip("ada", true, false)), now, timings)
+                .after();
+    }
+}

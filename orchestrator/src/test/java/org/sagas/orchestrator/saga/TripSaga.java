@@ -1,0 +1,69 @@
+package org.sagas.orchestrator.saga;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A second, small saga that runs on the same engine untouched: book a hotel (synchronous, with a
+ * cancellation), then a flight (asynchronous, with a refund command), then a car (synchronous).
+ */
+final class TripSaga implements SagaDefinition<TripSaga.Trip> {
+    record Trip(String traveller, boolean hotelBooked, boolean carBooked) {}
+
+    /** What the synchronous participants will answer next; tests set it. */
+    final AtomicReference<StepResult<Trip>> hotelAnswer = new AtomicReference<>();
+    final AtomicReference<StepResult<Trip>> carAnswer = new AtomicReference<>();
+    final AtomicReference<StepResult<Trip>> hotelCancelAnswer = new AtomicReference<>();
+
+    @Override
+    public String type() {
+        return "trip";
+    }
+
+    @Override
+    public Class<Trip> dataType() {
+        return Trip.class;
+    }
+
+    @Override
+    public List<SagaStep<Trip>> steps() {
+        return List.of(
+                new SagaStep.Sync<>("BOOK_HOTEL", (d, c) -> answer(hotelAnswer, d, new Trip(d.traveller(), true, false)),
+                        (d, c) -> answer(hotelCancelAnswer, d, new Trip(d.traveller(), false, d.carBooked()))),
+                new SagaStep.Async<>("BOOK_FLIGHT",
+                        (id, d) -> new OutgoingMessage("flights.commands", id.toString(), "BookFlight", d),
+                        (d, reply) -> switch (reply.type()) {
+                            case "FlightBooked" -> StepResult.done(d);
+                            case "FlightFull" -> StepResult.refused("flight full");
+                            default -> null;
+                        }, Duration.ofSeconds(30),
+                        (id, d) -> new OutgoingMessage("flights.commands", id.toString(), "CancelFlight", d)),
+                new SagaStep.Sync<>("BOOK_CAR", (d, c) -> answer(carAnswer, d, new Trip(d.traveller(), d.hotelBooked(),
+                        true)), null));
+    }
+
+    private static StepResult<Trip> answer(AtomicReference<StepResult<Trip>> ref, Trip current, Trip booked) {
+        StepResult<Trip> r = ref.get();
+        return r == null ? StepResult.done(booked) : r;
+    }
+
+    @Override
+    public String label(Situation<Trip> s) {
+        return s.status() == SagaStatus.AWAITING_REPLY && s.stepTimedOut() ? "FLIGHT_UNKNOWN" : "TRIP_" + s.status();
+    }
+
+    @Override
+    public List<OutgoingMessage> onEnd(SagaInstance<Trip> ended, String reason) {
+        return List.of(new OutgoingMessage("trips.events", ended.id().toString(), "Trip" + ended.status(), reason));
+    }
+
+    static Trip trip() {
+        return new Trip("ada", false, false);
+    }
+
+    static UUID newId() {
+        return UUID.randomUUID();
+    }
+}
