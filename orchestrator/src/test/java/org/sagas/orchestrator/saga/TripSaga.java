@@ -16,6 +16,8 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
     final AtomicReference<StepResult<Trip>> hotelAnswer = new AtomicReference<>();
     final AtomicReference<StepResult<Trip>> carAnswer = new AtomicReference<>();
     final AtomicReference<StepResult<Trip>> hotelCancelAnswer = new AtomicReference<>();
+    /** Every saga the hotel step ran for, once per run. */
+    final java.util.Queue<UUID> hotelRuns = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @Override
     public String type() {
@@ -30,7 +32,10 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
     @Override
     public List<SagaStep<Trip>> steps() {
         return List.of(
-                new SagaStep.Sync<>("BOOK_HOTEL", (d, c) -> answer(hotelAnswer, d, new Trip(d.traveller(), true, false)),
+                new SagaStep.Sync<>("BOOK_HOTEL", (d, c) -> {
+                    hotelRuns.add(c.sagaId());
+                    return answer(hotelAnswer, d, new Trip(d.traveller(), true, false));
+                },
                         (d, c) -> answer(hotelCancelAnswer, d, new Trip(d.traveller(), false, d.carBooked()))),
                 new SagaStep.Async<>("BOOK_FLIGHT",
                         (id, d) -> new OutgoingMessage("flights.commands", id.toString(), "BookFlight", d),
