@@ -58,8 +58,11 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         flag(flags, raw, "--data-dir", "SAGA_DATA_DIR");
         flag(flags, raw, "--host", "SAGA_HTTP_HOST");
         String host = raw.get("SAGA_HTTP_HOST");
+        // Port 0 means "any free port"; the sandbox ports are fixed now because clients need their URLs.
         int inventoryPort = port(raw, "SAGA_INVENTORY_PORT");
+        inventoryPort = inventoryPort == 0 ? org.sagas.embedded.FreePorts.find() : inventoryPort;
         int paymentPort = port(raw, "SAGA_PAYMENT_PORT");
+        paymentPort = paymentPort == 0 ? org.sagas.embedded.FreePorts.find() : paymentPort;
         String inventoryUrl = raw.get("SAGA_INVENTORY_URL").isEmpty() ? "http://" + host + ":" + inventoryPort
                 : raw.get("SAGA_INVENTORY_URL");
         String paymentUrl = raw.get("SAGA_PAYMENT_URL").isEmpty() ? "http://" + host + ":" + paymentPort

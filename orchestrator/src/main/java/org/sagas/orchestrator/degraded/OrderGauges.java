@@ -1,0 +1,100 @@
+package org.sagas.orchestrator.degraded;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.ordering.OrderSaga;
+import org.sagas.orchestrator.ordering.OrderStatus;
+import org.sagas.orchestrator.saga.SagaEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Order counts per status ({@code saga_orders{status}}), the age of the oldest pending order
+ * ({@code saga_pending_oldest_age_seconds}) and time to a terminal status
+ * ({@code saga_time_to_terminal_seconds}). Counts are read from PostgreSQL on a short period and
+ * cached, so scrapes and the admission cap cost nothing. Thread-safe.
+ */
+public final class OrderGauges implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(OrderGauges.class);
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+    private final Map<OrderStatus, AtomicLong> counts = new EnumMap<>(OrderStatus.class);
+    private final AtomicLong oldestPendingEpochMillis = new AtomicLong();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "order-gauges");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public OrderGauges(Jdbi jdbi, MeterRegistry registry, Clock clock) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+        for (OrderStatus s : OrderStatus.values()) {
+            AtomicLong count = new AtomicLong();
+            counts.put(s, count);
+            Gauge.builder("saga.orders", count, AtomicLong::get).tag("status", s.name())
+                    .description("Orders per status").register(registry);
+        }
+        Gauge.builder("saga.pending.oldest.age.seconds", this, OrderGauges::oldestPendingAgeSeconds)
+                .description("Age of the oldest order pending confirmation").register(registry);
+    }
+
+    /** Records time to terminal for orders as they end. */
+    public void recordTerminals(SagaEngine engine, MeterRegistry registry) {
+        Timer timer = Timer.builder("saga.time.to.terminal").publishPercentileHistogram()
+                .description("From submission to CONFIRMED, CANCELLED or REJECTED").register(registry);
+        engine.onTransition(instance -> {
+            if (instance.isTerminal() && OrderSaga.TYPE.equals(instance.type())) {
+                timer.record(Duration.between(instance.createdAt(), clock.instant()));
+            }
+        });
+    }
+
+    public OrderGauges start(Duration period) {
+        scheduler.scheduleWithFixedDelay(this::refresh, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** Orders pending confirmation, as of the last refresh. */
+    public long pending() {
+        return counts.get(OrderStatus.PENDING_CONFIRMATION).get();
+    }
+
+    void refresh() {
+        try {
+            jdbi.useHandle(h -> {
+                Map<String, Long> fresh = new java.util.HashMap<>();
+                h.createQuery("SELECT status, count(*) FROM orders GROUP BY status")
+                        .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getLong(2)))
+                        .forEach(e -> fresh.put(e.getKey(), e.getValue()));
+                counts.forEach((s, c) -> c.set(fresh.getOrDefault(s.name(), 0L)));
+                Long oldest = h.createQuery("SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint FROM orders"
+                        + " WHERE status = 'PENDING_CONFIRMATION'").mapTo(Long.class).one();
+                oldestPendingEpochMillis.set(oldest == null ? 0 : oldest);
+            });
+        } catch (RuntimeException e) {
+            log.warn("could not refresh order gauges: {}", e.toString());
+        }
+    }
+
+    private double oldestPendingAgeSeconds() {
+        long oldest = oldestPendingEpochMillis.get();
+        return oldest == 0 ? 0 : Math.max(0, (clock.millis() - oldest) / 1000.0);
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}

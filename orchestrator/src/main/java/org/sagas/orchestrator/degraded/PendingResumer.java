@@ -1,0 +1,112 @@
+package org.sagas.orchestrator.degraded;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.sagas.orchestrator.ordering.OrderSaga;
+import org.sagas.orchestrator.resilience.CircuitState;
+import org.sagas.orchestrator.resilience.ResilientDependency;
+import org.sagas.orchestrator.resilience.TokenBucketPacer;
+import org.sagas.orchestrator.saga.SagaEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Resumes sagas parked on inventory — pending orders and waiting compensations — oldest first,
+ * claimed with {@code SKIP LOCKED} so several instances share the work, paced by a token bucket
+ * with slow start so the recovering service is not knocked over. Woken when the breaker closes,
+ * on a periodic tick and at start; backs off when the breaker trips again. Also runs the other
+ * due work (steps whose runner died: their lease ran out). Thread-safe.
+ */
+public final class PendingResumer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PendingResumer.class);
+
+    private final SagaEngine engine;
+    private final ResilientDependency inventory;
+    private final TokenBucketPacer pacer;
+    private final Duration stepBudget;
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "pending-resumer");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean wakeQueued = new AtomicBoolean();
+
+    public PendingResumer(SagaEngine engine, ResilientDependency inventory, double maxPerSecond, Duration stepBudget) {
+        this.engine = engine;
+        this.inventory = inventory;
+        this.pacer = new TokenBucketPacer(maxPerSecond);
+        this.stepBudget = stepBudget;
+        inventory.onStateChange(state -> {
+            if (state == CircuitState.OPEN) {
+                pacer.backOff();
+            } else if (state == CircuitState.CLOSED) {
+                log.info("inventory breaker closed: resuming pending orders");
+                wake();
+            }
+        });
+    }
+
+    public PendingResumer start(Duration tick) {
+        scheduler.scheduleWithFixedDelay(this::tick, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** Runs a resume pass soon, on the resumer's thread. */
+    public void wake() {
+        if (wakeQueued.compareAndSet(false, true)) {
+            scheduler.execute(() -> {
+                wakeQueued.set(false);
+                tick();
+            });
+        }
+    }
+
+    void tick() {
+        try {
+            engine.runDue(200, Set.of(OrderSaga.INVENTORY), null, stepBudget.toMillis());
+            resumeParked();
+        } catch (RuntimeException e) {
+            log.error("resume pass failed; next tick retries: {}", e.toString(), e);
+        }
+    }
+
+    private void resumeParked() {
+        // Drains as far as the pacer allows in this pass; the breaker's state decides whether to try at all.
+        long passEnds = System.nanoTime() + Duration.ofMillis(900).toNanos();
+        while (System.nanoTime() < passEnds && inventory.state() != CircuitState.OPEN) {
+            if (!pacer.tryAcquire()) {
+                Duration wait = pacer.timeUntilNextPermit();
+                if (System.nanoTime() + wait.toNanos() > passEnds) {
+                    return;
+                }
+                sleep(wait);
+                continue;
+            }
+            if (engine.runDue(1, Set.of(), OrderSaga.INVENTORY, stepBudget.toMillis()) == 0) {
+                return;
+            }
+        }
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(Math.max(1, d.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
