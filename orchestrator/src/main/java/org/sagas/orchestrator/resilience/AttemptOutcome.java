@@ -1,0 +1,19 @@
+package org.sagas.orchestrator.resilience;
+
+import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
+
+/** How the attempts of one call ended, short of a non-transient exception (which is thrown). */
+sealed interface AttemptOutcome<T> {
+
+    /** The dependency answered. */
+    record Answered<T>(T value) implements AttemptOutcome<T> {
+    }
+
+    /** Every attempt made failed transiently; {@code lastFailure} is the last one. */
+    record Failed<T>(Reason reason, TransientFailure lastFailure) implements AttemptOutcome<T> {
+    }
+
+    /** Too little time was left to make even one attempt. */
+    record NotAttempted<T>() implements AttemptOutcome<T> {
+    }
+}

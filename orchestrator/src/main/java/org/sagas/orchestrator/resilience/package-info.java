@@ -1,0 +1,21 @@
+/**
+ * The resilience stack around a remote dependency, outermost first: bulkhead, circuit breaker,
+ * retry (with a budget), timeout, call.
+ *
+ * <p>{@link org.sagas.orchestrator.resilience.ResilientDependency} composes the stack, one
+ * instance per dependency. Failsafe provides the circuit breaker state machine and the per-attempt
+ * timeout; what it lacks or gets wrong in 3.3.2 lives here, small: the propagated
+ * {@link org.sagas.orchestrator.resilience.Deadline}, the
+ * {@link org.sagas.orchestrator.resilience.RetryBudget}, {@link
+ * org.sagas.orchestrator.resilience.FullJitter} backoff, a leak-free {@link
+ * org.sagas.orchestrator.resilience.SemaphoreBulkhead}, a cap on concurrent half-open trials,
+ * load shedding by {@link org.sagas.orchestrator.resilience.Priority} and a slow-start {@link
+ * org.sagas.orchestrator.resilience.TokenBucketPacer} for resuming parked work.
+ *
+ * <p>The distinction that matters: a dependency that <em>failed</em> throws {@link
+ * org.sagas.orchestrator.resilience.TransientFailure} and is retried and counted by the breaker;
+ * a dependency that <em>said no</em> answers with a value (or a non-transient exception) that
+ * passes through unchanged. When the stack gives up it throws {@link
+ * org.sagas.orchestrator.resilience.DependencyUnavailable}, and the caller's degraded mode decides.
+ */
+package org.sagas.orchestrator.resilience;

@@ -1,0 +1,178 @@
+package org.sagas.orchestrator.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class PriorityShedderTest {
+
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+
+    private double shed(String priority) {
+        return registry.get("saga.shed").tag("priority", priority).counter().count();
+    }
+
+    @Test
+    void shouldParseHeaderCaseInsensitivelyDefaultingToNormal() {
+        assertThat(Priority.parse("high")).isEqualTo(Priority.HIGH);
+        assertThat(Priority.parse(" HIGH ")).isEqualTo(Priority.HIGH);
+        assertThat(Priority.parse("Low")).isEqualTo(Priority.LOW);
+        assertThat(Priority.parse("normal")).isEqualTo(Priority.NORMAL);
+        assertThat(Priority.parse(null)).isEqualTo(Priority.NORMAL);
+        assertThat(Priority.parse("  ")).isEqualTo(Priority.NORMAL);
+    }
+
+    @Test
+    void shouldRejectUnknownPriority() {
+        assertThatThrownBy(() -> Priority.parse("urgent"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("urgent");
+    }
+
+    @Test
+    void shouldShedLowFirstThenNormalKeepingHeadroomForHigh() {
+        // Given limits of high 3, normal 2, low 1
+        PriorityShedder shedder = new PriorityShedder(3, 2, 1, registry);
+
+        // When one request of each priority is in flight, admitted lowest first
+        Optional<Permit> low = shedder.tryEnter(Priority.LOW);
+        Optional<Permit> secondLow = shedder.tryEnter(Priority.LOW);
+        Optional<Permit> normal = shedder.tryEnter(Priority.NORMAL);
+        Optional<Permit> secondNormal = shedder.tryEnter(Priority.NORMAL);
+        Optional<Permit> high = shedder.tryEnter(Priority.HIGH);
+        Optional<Permit> secondHigh = shedder.tryEnter(Priority.HIGH);
+
+        // Then each priority stops at its own limit of the shared in-flight count
+        assertThat(low).isPresent();
+        assertThat(secondLow).isEmpty();
+        assertThat(normal).isPresent();
+        assertThat(secondNormal).isEmpty();
+        assertThat(high).isPresent();
+        assertThat(secondHigh).isEmpty();
+        assertThat(shedder.inFlight()).isEqualTo(3);
+        assertThat(shed("low")).isEqualTo(1.0);
+        assertThat(shed("normal")).isEqualTo(1.0);
+        assertThat(shed("high")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldAdmitAgainOnceRequestsFinish() {
+        // Given a full shedder
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, registry);
+        Permit only = shedder.tryEnter(Priority.HIGH).orElseThrow();
+        assertThat(shedder.tryEnter(Priority.HIGH)).isEmpty();
+
+        // When the request finishes, even if its permit is closed twice
+        only.close();
+        only.close();
+
+        // Then exactly one slot is free again
+        assertThat(shedder.inFlight()).isZero();
+        assertThat(shedder.tryEnter(Priority.LOW)).isPresent();
+        assertThat(shedder.tryEnter(Priority.LOW)).isEmpty();
+    }
+
+    @Test
+    void shouldUseDefaultLimitsFromDesign() {
+        PriorityShedder shedder = new PriorityShedder(registry);
+
+        assertThat(shedder.limit(Priority.HIGH)).isEqualTo(90);
+        assertThat(shedder.limit(Priority.NORMAL)).isEqualTo(60);
+        assertThat(shedder.limit(Priority.LOW)).isEqualTo(30);
+    }
+
+    @Test
+    void shouldCountRequestsDroppedForExpiredDeadline() {
+        // Given a shedder
+        PriorityShedder shedder = new PriorityShedder(registry);
+
+        // When a high priority request is dropped because its deadline has passed
+        shedder.countShed(Priority.HIGH);
+
+        // Then it is counted as shed, and nothing else is
+        assertThat(shed("high")).isEqualTo(1.0);
+        assertThat(shed("low")).isZero();
+    }
+
+    @Test
+    void shouldExposeLowerCasePriorityTagInPrometheus() {
+        // Given a Prometheus registry and one low priority request shed
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, prometheus);
+        Permit held = shedder.tryEnter(Priority.HIGH).orElseThrow();
+        shedder.tryEnter(Priority.LOW);
+
+        // When scraped
+        String scrape = prometheus.scrape();
+
+        // Then the contract's name and tag appear
+        assertThat(scrape).contains("saga_shed_total{priority=\"low\"} 1");
+        assertThat(scrape).contains("saga_shed_total{priority=\"high\"} 0");
+        held.close();
+    }
+
+    @Test
+    void shouldNeverExceedLimitNorLeakSlotsUnderConcurrency() throws Exception {
+        // Given limits of 8/4/2 and 16 threads entering and leaving with mixed priorities
+        PriorityShedder shedder = new PriorityShedder(8, 4, 2, registry);
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                running.add(pool.submit(() -> {
+                    start.await();
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < 2_000; i++) {
+                        Priority priority = Priority.values()[random.nextInt(3)];
+                        Optional<Permit> permit = shedder.tryEnter(priority);
+                        if (permit.isPresent()) {
+                            admitted.incrementAndGet();
+                            most.accumulateAndGet(shedder.inFlight(), Math::max);
+                            permit.get().close();
+                        }
+                    }
+                    return null;
+                }));
+            }
+
+            // When they run at once
+            start.countDown();
+            for (Future<?> worker : running) {
+                worker.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        // Then the high limit was never exceeded and every slot came back
+        assertThat(admitted.get()).isPositive();
+        assertThat(most.get()).isLessThanOrEqualTo(8);
+        assertThat(shedder.inFlight()).isZero();
+    }
+
+    @Test
+    void shouldRejectLimitsThatInvertPriorities() {
+        assertThatThrownBy(() -> new PriorityShedder(30, 60, 90, registry))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PriorityShedder(3, 2, 0, registry))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

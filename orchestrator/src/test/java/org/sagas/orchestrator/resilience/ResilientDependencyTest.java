@@ -1,0 +1,581 @@
+package org.sagas.orchestrator.resilience;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
+
+class ResilientDependencyTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicInteger attempts = new AtomicInteger();
+
+    /** Inventory-like settings with durations small enough to keep the suite fast. */
+    private static ResilienceConfig.Builder fast() {
+        return ResilienceConfig.builder("inventory")
+                .attemptTimeout(Duration.ofSeconds(1))
+                .backoffBase(Duration.ofMillis(1))
+                .backoffCap(Duration.ofMillis(2))
+                .openDuration(Duration.ofMillis(200))
+                .minimumUsefulBudget(Duration.ofMillis(5));
+    }
+
+    /** Settings for breaker tests: two calls decide, one attempt each. */
+    private static ResilienceConfig.Builder fastBreaker() {
+        return fast().minimumCalls(2).withRetries(false);
+    }
+
+    private ResilientDependency create(ResilienceConfig.Builder config) {
+        return ResilientDependency.create(config.build(), registry);
+    }
+
+    private static Deadline generous() {
+        return Deadline.after(WAIT);
+    }
+
+    private AttemptFunction<String> answering(String answer) {
+        return timeout -> {
+            attempts.incrementAndGet();
+            return answer;
+        };
+    }
+
+    private AttemptFunction<String> failingTransiently() {
+        return timeout -> {
+            attempts.incrementAndGet();
+            throw new TransientFailure("503 from inventory");
+        };
+    }
+
+    private AttemptFunction<String> blockingFor2Seconds(List<Duration> timeoutsGiven) {
+        CountDownLatch never = new CountDownLatch(1);
+        return timeout -> {
+            attempts.incrementAndGet();
+            timeoutsGiven.add(timeout);
+            never.await(2, SECONDS);
+            return "too late";
+        };
+    }
+
+    private static DependencyUnavailable unavailable(ThrowingCallable call) {
+        Throwable thrown = catchThrowable(call);
+        assertThat(thrown).isInstanceOf(DependencyUnavailable.class);
+        return (DependencyUnavailable) thrown;
+    }
+
+    private void trip(ResilientDependency dependency) {
+        for (int i = 0; i < 2; i++) {
+            unavailable(() -> dependency.call(generous(), failingTransiently()));
+        }
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
+    }
+
+    private void awaitHalfOpen(ResilientDependency dependency) {
+        await().atMost(WAIT).until(() -> dependency.state() == CircuitState.HALF_OPEN);
+    }
+
+    private double counter(String name) {
+        return registry.get(name).tag("dependency", "inventory").counter().count();
+    }
+
+    private double gauge(String name) {
+        return registry.get(name).tag("dependency", "inventory").gauge().value();
+    }
+
+    @Test
+    void shouldReturnAnswerAndGiveAttemptTimeoutCappedByDeadline() {
+        // Given a 300 ms attempt timeout
+        ResilientDependency dependency = create(fast().attemptTimeout(Duration.ofMillis(300)));
+        List<Duration> given = new CopyOnWriteArrayList<>();
+
+        // When called with plenty of time, then with 100 ms left
+        String roomy = dependency.call(generous(), timeout -> {
+            given.add(timeout);
+            return "reserved";
+        });
+        String tight = dependency.call(Deadline.after(Duration.ofMillis(100)), timeout -> {
+            given.add(timeout);
+            return "reserved";
+        });
+
+        // Then both answer, the first with its own timeout, the second with what was left
+        assertThat(roomy).isEqualTo("reserved");
+        assertThat(tight).isEqualTo("reserved");
+        assertThat(given.get(0)).isEqualTo(Duration.ofMillis(300));
+        assertThat(given.get(1)).isLessThanOrEqualTo(Duration.ofMillis(100)).isPositive();
+        assertThat(dependency.name()).isEqualTo("inventory");
+        assertThat(dependency.config().attemptTimeout()).isEqualTo(Duration.ofMillis(300));
+    }
+
+    @Test
+    void shouldRetryTransientFailureThenReturnAnswer() {
+        // Given a dependency that fails once, then answers
+        ResilientDependency dependency = create(fast());
+
+        // When called
+        String answer = dependency.call(generous(), timeout -> {
+            if (attempts.incrementAndGet() == 1) {
+                throw new TransientFailure("connection refused");
+            }
+            return "reserved";
+        });
+
+        // Then the retry got the answer and was counted
+        assertThat(answer).isEqualTo("reserved");
+        assertThat(attempts).hasValue(2);
+        assertThat(counter("saga.retries")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldOpenBreakerWhenHalfOfTwentyCallsFail() {
+        // Given the inventory threshold (50% of at least 20 calls) and 19 calls, 10 of them failed
+        ResilientDependency dependency = create(fast().withRetries(false));
+        for (int i = 0; i < 19; i++) {
+            if (i % 2 == 0) {
+                unavailable(() -> dependency.call(generous(), failingTransiently()));
+            } else {
+                dependency.call(generous(), answering("reserved"));
+            }
+        }
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+
+        // When the twentieth call answers, leaving exactly half failed
+        dependency.call(generous(), answering("reserved"));
+
+        // Then the breaker opens
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
+        assertThat(gauge("saga.circuit.state")).isEqualTo(2.0);
+    }
+
+    @Test
+    void shouldStayClosedWhenFewerThanHalfOfTwentyCallsFail() {
+        // Given the inventory threshold
+        ResilientDependency dependency = create(fast().withRetries(false));
+
+        // When 9 of 20 calls fail
+        for (int i = 0; i < 20; i++) {
+            if (i % 2 == 0 && i < 18) {
+                unavailable(() -> dependency.call(generous(), failingTransiently()));
+            } else {
+                dependency.call(generous(), answering("reserved"));
+            }
+        }
+
+        // Then the breaker stays closed
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+    }
+
+    @Test
+    void shouldRejectWithBreakerOpenWithoutCallingWhenOpen() {
+        // Given an open breaker
+        ResilientDependency dependency = create(fastBreaker().openDuration(Duration.ofSeconds(30)));
+        trip(dependency);
+        attempts.set(0);
+
+        // When called
+        DependencyUnavailable rejection = unavailable(() -> dependency.call(generous(), answering("reserved")));
+
+        // Then nothing is sent and the rejection is counted
+        assertThat(rejection.reason()).isEqualTo(Reason.BREAKER_OPEN);
+        assertThat(rejection.dependency()).isEqualTo("inventory");
+        assertThat(attempts).hasValue(0);
+        assertThat(counter("saga.circuit.rejections")).isEqualTo(1.0);
+        assertThat(gauge("saga.circuit.state")).isEqualTo(2.0);
+    }
+
+    @Test
+    void shouldCountCallWithThreeTransientAttemptsOnceInBreaker() {
+        // Given a breaker judging after 2 calls at 50%, and 3 attempts per call
+        ResilientDependency dependency = create(fast().minimumCalls(2).maxAttempts(3));
+
+        // When one call fails transiently on all three attempts
+        DependencyUnavailable failure = unavailable(() -> dependency.call(generous(), failingTransiently()));
+
+        // Then it gives up with the last failure, and the breaker saw one call, not three
+        assertThat(failure.reason()).isEqualTo(Reason.RETRIES_EXHAUSTED);
+        assertThat(failure.getCause()).isInstanceOf(TransientFailure.class).hasMessage("503 from inventory");
+        assertThat(attempts).hasValue(3);
+        assertThat(counter("saga.retries")).isEqualTo(2.0);
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+
+        // And a second, answered call makes it one failure in two calls, which opens the breaker
+        dependency.call(generous(), answering("reserved"));
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
+    }
+
+    @Test
+    void shouldNotOpenBreakerWhenCallsThrowNonTransientExceptions() {
+        // Given the inventory threshold and a dependency answering 60% of calls with a refusal
+        ResilientDependency dependency = create(fast());
+        IllegalStateException refusal = new IllegalStateException("SKU-1 is discontinued");
+
+        // When 100 calls are made
+        for (int i = 0; i < 100; i++) {
+            if (i % 5 < 3) {
+                assertThatThrownBy(() -> dependency.call(generous(), timeout -> {
+                    attempts.incrementAndGet();
+                    throw refusal;
+                })).isSameAs(refusal);
+            } else {
+                dependency.call(generous(), answering("reserved"));
+            }
+        }
+
+        // Then the refusals passed through unchanged, were never retried, and the breaker is closed
+        assertThat(attempts).hasValue(100);
+        assertThat(counter("saga.retries")).isZero();
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+    }
+
+    @Test
+    void shouldCountNonTransientExceptionAsAnsweredCallInBreaker() {
+        // Given a breaker judging after 2 calls at 50%
+        ResilientDependency dependency = create(fastBreaker());
+
+        // When one call is refused with a non-transient exception and one fails transiently
+        assertThatThrownBy(() -> dependency.call(generous(), timeout -> {
+            throw new IllegalArgumentException("quantity must be positive");
+        })).isInstanceOf(IllegalArgumentException.class);
+        unavailable(() -> dependency.call(generous(), failingTransiently()));
+
+        // Then the refusal counted as an answered call: one failure in two calls opens the breaker
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
+    }
+
+    @Test
+    void shouldPassCheckedExceptionWrappedAndUnretried() {
+        // Given a dependency throwing a checked, non-transient exception
+        ResilientDependency dependency = create(fast());
+        IOException checked = new IOException("malformed response");
+
+        // When called
+        Throwable thrown = catchThrowable(() -> dependency.call(generous(), timeout -> {
+            attempts.incrementAndGet();
+            throw checked;
+        }));
+
+        // Then it arrives wrapped, untouched inside, after one attempt
+        assertThat(thrown).isInstanceOf(UndeclaredThrowableException.class).hasCause(checked);
+        assertThat(thrown.getCause()).isSameAs(checked);
+        assertThat(attempts).hasValue(1);
+    }
+
+    @Test
+    void shouldStopRetryingWhenBudgetIsSpent() {
+        // Given a budget of 2 retries that earns nothing back, and 3 attempts per call
+        ResilientDependency dependency = create(fast().withBreaker(false).retryBudgetInitial(2).retryBudgetRatio(0.0));
+
+        // When two calls fail transiently
+        unavailable(() -> dependency.call(generous(), failingTransiently()));
+        int attemptsOfFirstCall = attempts.get();
+        DependencyUnavailable second = unavailable(() -> dependency.call(generous(), failingTransiently()));
+
+        // Then the first used both retries and the second got none
+        assertThat(attemptsOfFirstCall).isEqualTo(3);
+        assertThat(attempts).hasValue(4);
+        assertThat(second.reason()).isEqualTo(Reason.RETRIES_EXHAUSTED);
+        assertThat(counter("saga.retries")).isEqualTo(2.0);
+        assertThat(counter("saga.retry.budget.exhausted")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldFailWithDeadlineTooShortWithoutCalling() {
+        // Given a minimum useful budget of 20 ms
+        ResilientDependency dependency = create(fast().minimumUsefulBudget(Duration.ofMillis(20)));
+
+        // When called with 10 ms left, and with a deadline long gone
+        DependencyUnavailable tooShort = unavailable(
+                () -> dependency.call(Deadline.after(Duration.ofMillis(10)), answering("reserved")));
+        DependencyUnavailable expired = unavailable(
+                () -> dependency.call(Deadline.ofEpochMillis(0), answering("reserved")));
+
+        // Then nothing is sent and no resource is held
+        assertThat(tooShort.reason()).isEqualTo(Reason.DEADLINE_TOO_SHORT);
+        assertThat(expired.reason()).isEqualTo(Reason.DEADLINE_TOO_SHORT);
+        assertThat(attempts).hasValue(0);
+        assertThat(dependency.bulkheadInUse()).isZero();
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+    }
+
+    @Test
+    void shouldEnforceAttemptTimeoutOnBlockingCall() {
+        // Given a 100 ms attempt timeout, 3 attempts, and a dependency that hangs for 2 s
+        ResilientDependency dependency = create(fast().attemptTimeout(Duration.ofMillis(100)));
+        List<Duration> given = new CopyOnWriteArrayList<>();
+        long start = System.nanoTime();
+
+        // When called
+        DependencyUnavailable failure = unavailable(() -> dependency.call(generous(), blockingFor2Seconds(given)));
+
+        // Then each attempt was cut off, the call gave up long before 2 s, and the caller's
+        // thread carries no stray interrupt
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(failure.reason()).isEqualTo(Reason.TIMEOUT);
+        assertThat(failure.getCause()).isInstanceOf(TransientFailure.class);
+        assertThat(attempts).hasValue(3);
+        assertThat(given).containsOnly(Duration.ofMillis(100));
+        assertThat(elapsed).isLessThan(Duration.ofMillis(1_500));
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    }
+
+    @Test
+    void shouldNeverLetAttemptsOutliveDeadline() {
+        // Given 10 attempts of 100 ms each but only 250 ms until the deadline
+        ResilientDependency dependency = create(fast()
+                .attemptTimeout(Duration.ofMillis(100))
+                .maxAttempts(10)
+                .minimumUsefulBudget(Duration.ofMillis(20)));
+        List<Duration> given = new CopyOnWriteArrayList<>();
+        long start = System.nanoTime();
+
+        // When every attempt hangs
+        DependencyUnavailable failure = unavailable(
+                () -> dependency.call(Deadline.after(Duration.ofMillis(250)), blockingFor2Seconds(given)));
+
+        // Then the attempts together were given no more than the deadline allowed
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        Duration total = given.stream().reduce(Duration.ZERO, Duration::plus);
+        assertThat(failure.reason()).isEqualTo(Reason.TIMEOUT);
+        assertThat(given).hasSizeBetween(2, 3);
+        assertThat(total).isLessThanOrEqualTo(Duration.ofMillis(250));
+        assertThat(elapsed).isLessThan(Duration.ofMillis(700));
+    }
+
+    @Test
+    void shouldReportExpiredOpenBreakerAsHalfOpen() {
+        // Given a breaker opened for 200 ms
+        ResilientDependency dependency = create(fastBreaker());
+        trip(dependency);
+        assertThat(gauge("saga.circuit.state")).isEqualTo(2.0);
+
+        // When the open duration passes without any call
+        // Then the gauge reports half-open by itself, and so does state()
+        await().atMost(WAIT).until(() -> gauge("saga.circuit.state") == 1.0);
+        assertThat(dependency.state()).isEqualTo(CircuitState.HALF_OPEN);
+    }
+
+    @Test
+    void shouldAdmitAtMostHalfOpenTrialsConcurrently() throws Exception {
+        // Given a half-open breaker allowing 3 trials
+        ResilientDependency dependency = create(fastBreaker().halfOpenTrials(3));
+        trip(dependency);
+        awaitHalfOpen(dependency);
+        attempts.set(0);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostRunning = new AtomicInteger();
+        AtomicInteger rejected = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        AttemptFunction<String> slowTrial = timeout -> {
+            attempts.incrementAndGet();
+            mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+                release.await(WAIT.toMillis(), MILLISECONDS);
+                return "reserved";
+            } finally {
+                running.decrementAndGet();
+            }
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        List<String> outcomes = new ArrayList<>();
+        try {
+            // When ten calls arrive at once
+            List<Future<String>> calls = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                calls.add(pool.submit(() -> {
+                    try {
+                        return dependency.call(generous(), slowTrial);
+                    } catch (DependencyUnavailable e) {
+                        rejected.incrementAndGet();
+                        return e.reason().name();
+                    }
+                }));
+            }
+
+            // Then three run as trials while the other seven are rejected
+            await().atMost(WAIT).until(() -> attempts.get() == 3 && rejected.get() == 7);
+            release.countDown();
+            for (Future<String> call : calls) {
+                outcomes.add(call.get(WAIT.toMillis(), MILLISECONDS));
+            }
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+        assertThat(mostRunning).hasValue(3);
+        assertThat(outcomes).filteredOn("reserved"::equals).hasSize(3);
+        assertThat(outcomes).filteredOn("BREAKER_OPEN"::equals).hasSize(7);
+        assertThat(counter("saga.circuit.rejections")).isEqualTo(7.0);
+
+        // And the three successful trials closed the breaker
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+    }
+
+    @Test
+    void shouldNotifyListenerOfEveryTransitionEndingClosed() {
+        // Given a listener and a breaker that has opened
+        ResilientDependency dependency = create(fastBreaker().halfOpenTrials(3));
+        List<CircuitState> seen = new CopyOnWriteArrayList<>();
+        dependency.onStateChange(seen::add);
+        trip(dependency);
+        awaitHalfOpen(dependency);
+
+        // When two trials succeed, then a third
+        dependency.call(generous(), answering("reserved"));
+        dependency.call(generous(), answering("reserved"));
+        CircuitState afterTwo = dependency.state();
+        dependency.call(generous(), answering("reserved"));
+
+        // Then it takes all three to close, and the listener saw each transition in order
+        assertThat(afterTwo).isEqualTo(CircuitState.HALF_OPEN);
+        assertThat(seen).containsExactly(CircuitState.OPEN, CircuitState.HALF_OPEN, CircuitState.CLOSED);
+        assertThat(gauge("saga.circuit.state")).isZero();
+    }
+
+    @Test
+    void shouldReopenWhenHalfOpenTrialFails() {
+        // Given a half-open breaker and a listener
+        ResilientDependency dependency = create(fastBreaker());
+        List<CircuitState> seen = new CopyOnWriteArrayList<>();
+        dependency.onStateChange(seen::add);
+        trip(dependency);
+        awaitHalfOpen(dependency);
+
+        // When the trial fails
+        unavailable(() -> dependency.call(generous(), failingTransiently()));
+
+        // Then the breaker is open again
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
+        assertThat(seen).containsExactly(CircuitState.OPEN, CircuitState.HALF_OPEN, CircuitState.OPEN);
+    }
+
+    @Test
+    void shouldKeepFailingListenerFromBreakingCallsOrOtherListeners() {
+        // Given a listener that throws and one that records
+        ResilientDependency dependency = create(fastBreaker());
+        List<CircuitState> seen = new CopyOnWriteArrayList<>();
+        dependency.onStateChange(state -> {
+            throw new IllegalStateException("listener bug");
+        });
+        dependency.onStateChange(seen::add);
+
+        // When the breaker opens
+        unavailable(() -> dependency.call(generous(), failingTransiently()));
+        DependencyUnavailable tripping = unavailable(() -> dependency.call(generous(), failingTransiently()));
+
+        // Then the call that tripped it still reports the dependency, and the other listener heard
+        assertThat(tripping.reason()).isEqualTo(Reason.RETRIES_EXHAUSTED);
+        assertThat(seen).containsExactly(CircuitState.OPEN);
+    }
+
+    @Test
+    void shouldRejectWithBulkheadFullWhenPermitsTaken() throws Exception {
+        // Given a bulkhead of one permit, held by a slow call
+        ResilientDependency dependency = create(fast().bulkheadPermits(1).bulkheadMaxWait(Duration.ofMillis(20)));
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<String> slow = pool.submit(() -> dependency.call(generous(), timeout -> {
+                entered.countDown();
+                release.await(WAIT.toMillis(), MILLISECONDS);
+                return "slow";
+            }));
+            assertThat(entered.await(WAIT.toMillis(), MILLISECONDS)).isTrue();
+
+            // When another call arrives
+            DependencyUnavailable rejection = unavailable(() -> dependency.call(generous(), answering("fast")));
+
+            // Then it is rejected without being sent, and the permit is visible as in use
+            assertThat(rejection.reason()).isEqualTo(Reason.BULKHEAD_FULL);
+            assertThat(attempts).hasValue(0);
+            assertThat(gauge("saga.bulkhead.in.use")).isEqualTo(1.0);
+
+            // And once the slow call is done the permit is back
+            release.countDown();
+            assertThat(slow.get(WAIT.toMillis(), MILLISECONDS)).isEqualTo("slow");
+            assertThat(gauge("saga.bulkhead.in.use")).isZero();
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldBuildReducedStackWithoutBreakerBulkheadOrRetries() {
+        // Given a stack with only the timeout layer
+        ResilienceConfig bare = fast().minimumCalls(2).build()
+                .withBreaker(false).withBulkhead(false).withRetries(false);
+        ResilientDependency dependency = ResilientDependency.create(bare, registry);
+
+        // When ten calls fail transiently
+        for (int i = 0; i < 10; i++) {
+            DependencyUnavailable failure = unavailable(() -> dependency.call(generous(), failingTransiently()));
+            assertThat(failure.reason()).isEqualTo(Reason.RETRIES_EXHAUSTED);
+        }
+
+        // Then each was tried once and nothing ever rejected them
+        assertThat(attempts).hasValue(10);
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+        assertThat(gauge("saga.circuit.state")).isZero();
+        assertThat(gauge("saga.bulkhead.in.use")).isZero();
+    }
+
+    @Test
+    void shouldExposeContractMetricNamesInPrometheus() {
+        // Given a Prometheus registry and a call that needed one retry
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ResilientDependency dependency = ResilientDependency.create(fast().build(), prometheus);
+        dependency.call(generous(), timeout -> {
+            if (attempts.incrementAndGet() == 1) {
+                throw new TransientFailure("timeout");
+            }
+            return "reserved";
+        });
+
+        // When scraped
+        String scrape = prometheus.scrape();
+
+        // Then the names of the public contract appear, tagged with the dependency
+        assertThat(scrape)
+                .contains("saga_circuit_state{dependency=\"inventory\"} 0")
+                .contains("saga_bulkhead_in_use{dependency=\"inventory\"} 0")
+                .contains("saga_retries_total{dependency=\"inventory\"} 1")
+                .contains("saga_retry_budget_exhausted_total{dependency=\"inventory\"} 0")
+                .contains("saga_circuit_rejections_total{dependency=\"inventory\"} 0");
+    }
+
+    @Test
+    void shouldRefuseSecondStackForSameDependencyInOneRegistry() {
+        // Given a stack for inventory
+        create(fast());
+
+        // When a second one is created in the same registry
+        // Then it is refused: its gauges would report the first one's breaker
+        assertThatThrownBy(() -> create(fast()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("inventory");
+    }
+}
