@@ -47,12 +47,10 @@ final class Node implements AutoCloseable {
         this.settings = settings;
         this.dataSource = dataSource;
         this.jdbi = Jdbi.create(dataSource);
-        this.inventory = ResilientDependency.create(
-                ResilienceConfig.fromEnvironment("SAGA_INVENTORY", ResilienceConfig.inventoryDefaults(), System::getenv),
-                registry);
-        this.payments = ResilientDependency.create(
-                ResilienceConfig.fromEnvironment("SAGA_PAYMENT", ResilienceConfig.paymentDefaults(), System::getenv),
-                registry);
+        this.inventory = ResilientDependency.create(resilience(settings, "SAGA_INVENTORY",
+                ResilienceConfig.inventoryDefaults()), registry);
+        this.payments = ResilientDependency.create(resilience(settings, "SAGA_PAYMENT",
+                ResilienceConfig.paymentDefaults()), registry);
         this.orderSaga = new OrderSaga(new ResilientInventoryActions(
                 new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry),
                 settings.paymentTimeout());
@@ -65,6 +63,14 @@ final class Node implements AutoCloseable {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000));
+    }
+
+    private static ResilienceConfig resilience(Settings settings, String prefix, ResilienceConfig defaults) {
+        try {
+            return ResilienceConfig.fromEnvironment(prefix, defaults, settings.raw()::get);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationError(e.getMessage(), e);
+        }
     }
 
     /** Connects to PostgreSQL (failing with one clear line) and applies pending migrations. */

@@ -147,6 +147,8 @@ final class Product implements AutoCloseable {
             api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
                     node.registry, admission, node.clock);
             started.push(api);
+        } else {
+            started.push(OpsServer.start(node, s.host(), s.apiPort()));
         }
     }
 

@@ -39,6 +39,24 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_PENDING_CAP", "10000", "most orders pending confirmation before 503");
         v("SAGA_RESUME_MAX_RATE", "50", "most parked orders resumed per second");
         v("SAGA_PENDING_TTL_MS", "900000", "pending longer than this → CANCELLED (expired)");
+        v("SAGA_LOG_LEVEL", "INFO", "root log level (logback)");
+        // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
+        for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
+            v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
+            v(dep + "_MAX_ATTEMPTS", "", "attempts per call, retries included (3)");
+            v(dep + "_BACKOFF_BASE_MS", "", "full-jitter back-off base (50 / 200)");
+            v(dep + "_BACKOFF_CAP_MS", "", "full-jitter back-off cap (200 / 2000)");
+            v(dep + "_BREAKER_FAILURE_PERCENT", "", "failure rate that opens the breaker (50)");
+            v(dep + "_BREAKER_MIN_CALLS", "", "calls in the window before the breaker may open (20 / 10)");
+            v(dep + "_BREAKER_WINDOW_MS", "", "breaker's counting window (10000)");
+            v(dep + "_BREAKER_OPEN_MS", "", "how long the breaker stays open (10000)");
+            v(dep + "_BREAKER_HALF_OPEN_TRIALS", "", "trial calls while half-open (3)");
+            v(dep + "_BULKHEAD_PERMITS", "", "concurrent calls (24 / 16)");
+            v(dep + "_BULKHEAD_WAIT_MS", "", "longest wait for a bulkhead permit (50 / 100)");
+            v(dep + "_RETRY_BUDGET_RATIO", "", "retries allowed per call (0.1)");
+            v(dep + "_RETRY_BUDGET_INITIAL", "", "retry budget at start (10)");
+            v(dep + "_MIN_USEFUL_BUDGET_MS", "", "below this remaining deadline, don't call (20 / 50)");
+        }
     }
 
     private static void v(String name, String def, String description) {

@@ -1,0 +1,13 @@
+# One image for every role: docker run <image> <role>   (api, saga-worker, relay, payment-worker, reconciler, sandbox)
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+COPY . .
+RUN ./mvnw -q -B -DskipTests -Dmaven.test.skip=true package -pl app -am
+
+FROM eclipse-temurin:17-jre
+WORKDIR /app
+COPY --from=build /src/app/target/sagas-app.jar /app/sagas-app.jar
+COPY --from=build /src/app/target/lib /app/lib
+ENV SAGA_HTTP_HOST=0.0.0.0
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-cp", "/app/sagas-app.jar:/app/lib/*", "org.sagas.app.Main"]
+CMD ["--help"]

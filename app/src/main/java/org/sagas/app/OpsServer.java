@@ -1,0 +1,38 @@
+package org.sagas.app;
+
+import io.javalin.Javalin;
+import java.util.Map;
+import org.sagas.orchestrator.Json;
+
+/**
+ * Health and metrics for a process that runs roles without the API (scale-out), on
+ * {@code SAGA_HTTP_PORT}, so Prometheus scrapes every process the same way. Thread-safe.
+ */
+final class OpsServer implements AutoCloseable {
+    private final Javalin app;
+
+    private OpsServer(Javalin app) {
+        this.app = app;
+    }
+
+    static OpsServer start(Node node, String host, int port) {
+        Javalin app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
+            config.routes.get("/health/ready", ctx -> {
+                Map<String, Boolean> checks = node.readiness();
+                boolean up = checks.values().stream().allMatch(Boolean::booleanValue);
+                ctx.status(up ? 200 : 503).contentType("application/json")
+                        .result(Json.write(Map.of("status", up ? "UP" : "DOWN", "checks", checks)));
+            });
+            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                    .result(node.registry.scrape()));
+        }).start(host, port);
+        return new OpsServer(app);
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

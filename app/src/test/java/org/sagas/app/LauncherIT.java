@@ -1,0 +1,165 @@
+package org.sagas.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.sagas.embedded.FreePorts;
+
+/** {@code ./sagas up} as a real process: starts, answers its health checks, and leaves nothing behind. */
+class LauncherIT {
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void shouldStartEverythingAnswerHealthAndStopEveryProcessOnSigterm() throws Exception {
+        // Given a fresh data directory and free ports
+        Path dataDir = Files.createTempDirectory("sagas-launcher-");
+        dataDir.toFile().setReadable(true, false);
+        dataDir.toFile().setExecutable(true, false);
+        int api = FreePorts.find();
+        List<String> output = new CopyOnWriteArrayList<>();
+
+        // When ./sagas up starts
+        long started = System.nanoTime();
+        Process process = launch(Map.of(), output, "up", "--data-dir", dataDir.toString(), "--port",
+                Integer.toString(api), "--inventory-port", Integer.toString(FreePorts.find()), "--payment-port",
+                Integer.toString(FreePorts.find()));
+        await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());
+        double secondsToUp = (System.nanoTime() - started) / 1e9;
+
+        // Then health answers, metrics are Prometheus text, and the broker and PostgreSQL run as children
+        assertThat(process.isAlive()).as("launcher output: %s", output).isTrue();
+        assertThat(get(api, "/health/live").statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(20)).until(() -> get(api, "/health/ready").statusCode() == 200);
+        HttpResponse<String> metrics = get(api, "/metrics");
+        assertThat(metrics.body()).contains("saga_circuit_state{dependency=\"inventory\"}");
+        assertThat(processesUsing(dataDir)).as("launcher, postgres and broker processes").hasSizeGreaterThanOrEqualTo(3);
+        assertThat(Files.readString(dataDir.resolve("kafka").resolve("kafka.log"))).isNotEmpty();
+        assertThat(output).noneMatch(line -> line.contains("INFO") && line.contains("kafka.server"));
+        System.out.printf("warm start to ready: %.1f s%n", secondsToUp);
+
+        // When it receives SIGTERM
+        process.destroy();
+
+        // Then it exits and no process of it is left
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(15)).until(() -> processesUsing(dataDir).isEmpty());
+    }
+
+    @Test
+    void shouldExplainAnUnreachableDatabaseInOneLineAndExitNonZero() throws Exception {
+        List<String> output = new CopyOnWriteArrayList<>();
+        Process process = launch(Map.of("SAGA_DB_URL", "jdbc:postgresql://127.0.0.1:" + FreePorts.find() + "/none",
+                "SAGA_KAFKA_BOOTSTRAP", "127.0.0.1:" + FreePorts.find()), output, "api", "--port",
+                Integer.toString(FreePorts.find()));
+
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isNotZero();
+        assertThat(output).anySatisfy(line -> assertThat(line).startsWith("sagas: error: cannot reach PostgreSQL"));
+        assertThat(output).noneMatch(line -> line.startsWith("\tat "));
+    }
+
+    @Test
+    void shouldExplainATakenPortAndExitNonZero() throws Exception {
+        try (var taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            List<String> output = new CopyOnWriteArrayList<>();
+            Process process = launch(Map.of(), output, "up", "--port", Integer.toString(taken.getLocalPort()));
+
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).isNotZero();
+            assertThat(output).contains("sagas: error: port " + taken.getLocalPort()
+                    + " is already in use (change SAGA_HTTP_PORT / --port)");
+        }
+    }
+
+    @Test
+    void shouldListCommandsRolesAndSettingsAndRefuseUnknownCommands() throws Exception {
+        List<String> help = new CopyOnWriteArrayList<>();
+        Process p = launch(Map.of(), help, "--help");
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        assertThat(String.join("\n", help)).contains("up", "saga-worker", "payment-worker", "reconciler", "relay",
+                "sandbox", "SAGA_DB_URL", "SAGA_KAFKA_BOOTSTRAP", "bench throughput");
+
+        List<String> unknown = new CopyOnWriteArrayList<>();
+        Process q = launch(Map.of(), unknown, "fly");
+        assertThat(q.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(q.exitValue()).isNotZero();
+        assertThat(unknown).contains("sagas: error: unknown command 'fly' (see ./sagas --help)");
+    }
+
+    private Process launch(Map<String, String> env, List<String> output, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx1g", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().keySet().removeIf(k -> k.startsWith("SAGA_"));
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    output.add(line);
+                }
+            } catch (IOException e) {
+                output.add("(output closed: " + e.getMessage() + ")");
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        return process;
+    }
+
+    private HttpResponse<String> get(int port, String path) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Processes whose command line mentions {@code dir} (PostgreSQL's -D, the broker's config). */
+    private static List<Long> processesUsing(Path dir) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : (Iterable<Path>) procs::iterator) {
+                String name = p.getFileName().toString();
+                if (!name.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                try {
+                    String cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
+                    if (cmdline.contains(dir.toString())) {
+                        pids.add(Long.parseLong(name));
+                    }
+                } catch (IOException gone) {
+                    // the process ended while we looked
+                }
+            }
+        }
+        return pids;
+    }
+}

@@ -1,0 +1,177 @@
+package org.sagas.app;
+
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.sagas.orchestrator.Json;
+import org.sagas.testkit.TestInfra;
+
+/**
+ * The whole product (every role, sandbox included) running in this JVM on the test class's real
+ * PostgreSQL database and the shared real Kafka broker, driven over HTTP like a client would.
+ */
+final class TestProduct implements AutoCloseable {
+    private static TestProduct shared;
+
+    private final Map<String, String> env;
+    private Product product;
+    private Settings settings;
+    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private TestProduct(Map<String, String> env) {
+        this.env = env;
+        start();
+    }
+
+    /** One product per JVM: its consumers own the fixed topic names, so two would steal each other's records. */
+    static synchronized TestProduct shared(TestInfra infra) {
+        if (shared == null) {
+            Map<String, String> env = new HashMap<>();
+            env.put("SAGA_DB_URL", infra.jdbcUrl());
+            env.put("SAGA_DB_USER", infra.user());
+            env.put("SAGA_DB_PASSWORD", infra.password());
+            env.put("SAGA_KAFKA_BOOTSTRAP", infra.bootstrapServers());
+            env.put("SAGA_HTTP_PORT", "0");
+            env.put("SAGA_INVENTORY_PORT", "0");
+            env.put("SAGA_PAYMENT_PORT", "0");
+            env.put("SAGA_PAYMENT_STEP_TIMEOUT_MS", "8000");
+            env.put("SAGA_CONSUMER_THREADS", "2");
+            shared = new TestProduct(env);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.close()));
+        }
+        return shared;
+    }
+
+    private void start() {
+        settings = Settings.from(env::get, Map.of());
+        product = Product.up(settings, new PrintStream(new ByteArrayOutputStream()));
+    }
+
+    /** Stops every role and starts them again on the same database and topics, as after a crash. */
+    synchronized void restart() {
+        product.close();
+        start();
+    }
+
+    Product product() {
+        return product;
+    }
+
+    URI api(String path) {
+        return URI.create("http://127.0.0.1:" + product.apiPort() + path);
+    }
+
+    URI inventory(String path) {
+        return URI.create("http://127.0.0.1:" + settings.inventoryPort() + path);
+    }
+
+    URI payments(String path) {
+        return URI.create("http://127.0.0.1:" + settings.paymentPort() + path);
+    }
+
+    HttpResponse<String> submit(String key, String body, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(api("/orders")).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            b.header("Idempotency-Key", key);
+        }
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return send(b.build());
+    }
+
+    static String order(String customer, String sku, int quantity, long unitPrice) {
+        return "{\"customerId\":\"" + customer + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
+                + "\",\"quantity\":" + quantity + ",\"unitPriceCents\":" + unitPrice + "}]}";
+    }
+
+    JsonNode get(URI uri) {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build());
+        return read(r.body());
+    }
+
+    HttpResponse<String> put(URI uri, String body) {
+        return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    void stock(String sku, int available) {
+        put(inventory("/stock/" + sku), "{\"available\":" + available + "}");
+    }
+
+    JsonNode stockOf(String sku) {
+        return get(inventory("/stock/" + sku));
+    }
+
+    JsonNode charges(UUID orderId) {
+        return get(payments("/charges?orderId=" + orderId));
+    }
+
+    JsonNode order(UUID orderId) {
+        return get(api("/orders/" + orderId));
+    }
+
+    String status(UUID orderId) {
+        return order(orderId).path("status").asText();
+    }
+
+    void awaitStatus(UUID orderId, String status, Duration within) {
+        await().atMost(within).pollInterval(Duration.ofMillis(100)).until(() -> status.equals(status(orderId)));
+    }
+
+    void inventoryFaults(String json) {
+        put(inventory("/_faults"), json);
+    }
+
+    void paymentFaults(String json) {
+        put(payments("/_faults"), json);
+    }
+
+    /** Back to no faults. */
+    void healthy() {
+        inventoryFaults("{\"latencyMs\":0,\"errorRate\":0.0,\"down\":false}");
+        paymentFaults("{\"latencyMs\":0,\"declineRate\":0.0,\"down\":false,\"timeoutAfterCharge\":false}");
+    }
+
+    HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static JsonNode read(String body) {
+        try {
+            return Json.mapper().readTree(body);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("not JSON: " + body, e);
+        }
+    }
+
+    static UUID orderId(HttpResponse<String> response) {
+        return UUID.fromString(read(response.body()).get("orderId").asText());
+    }
+
+    @Override
+    public synchronized void close() {
+        if (product != null) {
+            product.close();
+            product = null;
+        }
+    }
+}
