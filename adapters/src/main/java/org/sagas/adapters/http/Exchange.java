@@ -1,0 +1,149 @@
+package org.sagas.adapters.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import org.sagas.orchestrator.resilience.TransientFailure;
+
+/**
+ * One participant's HTTP calls, with the failure mapping both clients share: a participant that
+ * failed (timeout, refused or broken connection, 5xx, 408, 429, an unreadable answer) becomes a
+ * {@link TransientFailure}; one that rejected the request (other 4xx) a {@link ParticipantError}.
+ * No retries: they live in one layer above. Thread-safe.
+ */
+final class Exchange {
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String DEADLINE = "X-Deadline";
+    private static final int MAX_BODY_IN_MESSAGE = 300;
+    /** One client for the process: connections and the selector thread are shared. */
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(1))
+            .build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String participant;
+    private final String base;
+
+    Exchange(String participant, URI baseUrl) {
+        this.participant = participant;
+        String url = baseUrl.toString();
+        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    /** A request to {@code path} (already encoded) that may take {@code timeout}. */
+    HttpRequest.Builder request(String path, Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new TransientFailure(participant + ": no time left for " + path + " (timeout " + timeout + ")");
+        }
+        return HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).header("Accept", "application/json");
+    }
+
+    /** A POST of {@code body} as JSON. */
+    HttpRequest.Builder post(String path, Duration timeout, Map<String, ?> body) {
+        try {
+            return request(path, timeout).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write request body " + body, e);
+        }
+    }
+
+    /**
+     * Sends {@code request} and answers its JSON body when the status is 2xx; a 404 answers null
+     * when {@code notFoundIsAnAnswer}.
+     *
+     * @throws TransientFailure when the participant failed
+     * @throws ParticipantError when it rejected the request
+     */
+    JsonNode send(HttpRequest request, boolean notFoundIsAnAnswer) {
+        String what = participant + " " + request.method() + " " + request.uri().getPath();
+        HttpResponse<String> response = exchange(request, what);
+        int status = response.statusCode();
+        if (status == 404 && notFoundIsAnAnswer) {
+            return null;
+        }
+        if (status >= 200 && status < 300) {
+            return json(response.body(), what);
+        }
+        String message = what + " answered " + status + ": " + abbreviate(response.body());
+        if (status >= 500 || status == 408 || status == 429) {
+            throw new TransientFailure(message);
+        }
+        throw new ParticipantError(message, status, response.body());
+    }
+
+    /** The text member {@code name} of an answer; a missing one is an unreadable answer. */
+    String text(JsonNode answer, String name, HttpRequest request) {
+        JsonNode value = answer.get(name);
+        if (value == null || !value.isTextual()) {
+            throw new TransientFailure(participant + " " + request.method() + " " + request.uri().getPath()
+                    + ": answer without \"" + name + "\": " + abbreviate(answer.toString()));
+        }
+        return value.textValue();
+    }
+
+    private HttpResponse<String> exchange(HttpRequest request, String what) {
+        try {
+            return CLIENT.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (HttpTimeoutException e) {
+            throw new TransientFailure(what + " timed out (" + e.getMessage() + ", timeout "
+                    + request.timeout().map(Duration::toMillis).orElse(0L) + " ms)", e);
+        } catch (ConnectException e) {
+            throw new TransientFailure(what + ": connection refused or failed (" + e + ")", e);
+        } catch (IOException e) {
+            throw new TransientFailure(what + ": I/O error (" + e + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransientFailure(what + ": interrupted", e);
+        }
+    }
+
+    private JsonNode json(String body, String what) {
+        try {
+            JsonNode node = JSON.readTree(body);
+            if (node == null || !node.isContainerNode()) {
+                throw new TransientFailure(what + ": unreadable answer: " + abbreviate(body));
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            throw new TransientFailure(what + ": unreadable answer: " + abbreviate(body), e);
+        }
+    }
+
+    /** Percent-encodes one path segment (RFC 3986: everything but unreserved characters). */
+    static String segment(String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length * 3);
+        for (byte b : bytes) {
+            char c = (char) (b & 0xff);
+            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                    || c == '-' || c == '.' || c == '_' || c == '~') {
+                out.write(c);
+            } else {
+                out.write('%');
+                out.write(Character.toUpperCase(Character.forDigit((c >> 4) & 0xf, 16)));
+                out.write(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString(StandardCharsets.US_ASCII);
+    }
+
+    private static String abbreviate(String body) {
+        if (body == null) {
+            return "";
+        }
+        return body.length() <= MAX_BODY_IN_MESSAGE ? body : body.substring(0, MAX_BODY_IN_MESSAGE) + "…";
+    }
+}

@@ -1,0 +1,75 @@
+package org.sagas.adapters.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import org.sagas.orchestrator.ordering.OrderLine;
+import org.sagas.orchestrator.port.InventoryPort;
+import org.sagas.orchestrator.resilience.TransientFailure;
+
+/**
+ * The inventory service over HTTP ({@code POST /reservations},
+ * {@code POST /reservations/{key}/release}), as the sandbox inventory serves it.
+ *
+ * <p>Each call sends its {@code Idempotency-Key} and the caller's deadline as {@code X-Deadline}
+ * (omitted when {@code deadlineEpochMillis <= 0} or {@link Long#MAX_VALUE}), and may take at most
+ * {@code timeout}. It never retries. A service that failed (timeout, refused connection, 5xx, 408,
+ * 429, an answer it cannot read) throws {@link TransientFailure}; one that rejected the request
+ * (other 4xx) throws {@link ParticipantError}. Thread-safe.
+ */
+public final class HttpInventoryClient implements InventoryPort {
+    private final Exchange exchange;
+
+    public HttpInventoryClient(URI baseUrl) {
+        this.exchange = new Exchange("inventory", Objects.requireNonNull(baseUrl, "baseUrl"));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A key whose reservation was released, or whose release arrived first, holds nothing: the
+     * service answers {@code RELEASED}, and this returns {@link Reservation#OUT_OF_STOCK}, so the
+     * saga never proceeds on stock that is not held.
+     */
+    @Override
+    public Reservation reserve(String idempotencyKey, UUID orderId, List<OrderLine> lines, Duration timeout,
+            long deadlineEpochMillis) {
+        List<Map<String, Object>> body = lines.stream()
+                .<Map<String, Object>>map(line -> Map.of("sku", line.sku(), "quantity", line.quantity()))
+                .toList();
+        HttpRequest request = withDeadline(exchange.post("/reservations", timeout,
+                Map.of("orderId", orderId.toString(), "lines", body)), deadlineEpochMillis)
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
+                .build();
+        JsonNode answer = exchange.send(request, false);
+        String status = exchange.text(answer, "status", request);
+        return switch (status) {
+            case "RESERVED" -> Reservation.RESERVED;
+            case "OUT_OF_STOCK", "RELEASED" -> Reservation.OUT_OF_STOCK;
+            default -> throw new TransientFailure("inventory POST /reservations: unknown status " + status);
+        };
+    }
+
+    @Override
+    public void release(String idempotencyKey, String reservationKey, UUID orderId, Duration timeout,
+            long deadlineEpochMillis) {
+        HttpRequest request = withDeadline(exchange.post(
+                "/reservations/" + Exchange.segment(reservationKey) + "/release", timeout,
+                Map.of("orderId", orderId.toString())), deadlineEpochMillis)
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
+                .build();
+        exchange.send(request, false);
+    }
+
+    private static HttpRequest.Builder withDeadline(HttpRequest.Builder request, long deadlineEpochMillis) {
+        if (deadlineEpochMillis > 0 && deadlineEpochMillis != Long.MAX_VALUE) {
+            request.header(Exchange.DEADLINE, Long.toString(deadlineEpochMillis));
+        }
+        return request;
+    }
+}

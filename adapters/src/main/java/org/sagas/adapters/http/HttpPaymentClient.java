@@ -1,0 +1,64 @@
+package org.sagas.adapters.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import org.sagas.orchestrator.port.PaymentProvider;
+import org.sagas.orchestrator.resilience.TransientFailure;
+
+/**
+ * The payment provider over HTTP ({@code POST /charges}, {@code GET /charges/{key}},
+ * {@code POST /refunds}), as the sandbox provider serves it.
+ *
+ * <p>Each call sends its {@code Idempotency-Key} and may take at most {@code timeout}. It never
+ * retries. A provider that failed (timeout, refused connection, 5xx, 408, 429, an answer it
+ * cannot read) throws {@link TransientFailure}: the charge may or may not have happened, and a
+ * retry with the same key or a {@link #lookup} finds out. One that rejected the request (other
+ * 4xx; for a refund, 404 when it has no such charge) throws {@link ParticipantError}. Thread-safe.
+ */
+public final class HttpPaymentClient implements PaymentProvider {
+    private final Exchange exchange;
+
+    public HttpPaymentClient(URI baseUrl) {
+        this.exchange = new Exchange("payment", Objects.requireNonNull(baseUrl, "baseUrl"));
+    }
+
+    @Override
+    public Charge charge(String idempotencyKey, UUID orderId, long amountCents, String currency, Duration timeout) {
+        HttpRequest request = exchange.post("/charges", timeout,
+                        Map.of("orderId", orderId.toString(), "amountCents", amountCents, "currency", currency))
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
+                .build();
+        return status(exchange.send(request, false), request);
+    }
+
+    /** {@inheritDoc} A 404 means the provider never saw the key. */
+    @Override
+    public Optional<Charge> lookup(String idempotencyKey, Duration timeout) {
+        HttpRequest request = exchange.request("/charges/" + Exchange.segment(idempotencyKey), timeout).GET().build();
+        JsonNode answer = exchange.send(request, true);
+        return answer == null ? Optional.empty() : Optional.of(status(answer, request));
+    }
+
+    @Override
+    public Charge refund(String refundKey, String chargeKey, Duration timeout) {
+        HttpRequest request = exchange.post("/refunds", timeout, Map.of("chargeKey", chargeKey))
+                .header(Exchange.IDEMPOTENCY_KEY, refundKey)
+                .build();
+        return status(exchange.send(request, false), request);
+    }
+
+    private Charge status(JsonNode answer, HttpRequest request) {
+        String status = exchange.text(answer, "status", request);
+        try {
+            return Charge.valueOf(status);
+        } catch (IllegalArgumentException e) {
+            throw new TransientFailure("payment " + request.uri().getPath() + ": unknown status " + status, e);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package org.sagas.adapters.sandbox;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The inventory sandbox's state in PostgreSQL (schema {@code sandbox}). Each operation is one
+ * transaction; idempotency rests on the keys being primary keys, so even concurrent duplicates
+ * have one effect. Stock rows are always taken in SKU order, so transactions do not deadlock.
+ * Thread-safe.
+ */
+final class InventoryStore {
+    private static final String READ_RESERVATIONS = """
+            SELECT r.reservation_key, r.order_id, r.status, l.sku, l.quantity
+            FROM sandbox.reservation r
+            LEFT JOIN sandbox.reservation_line l ON l.reservation_key = r.reservation_key
+            """;
+    private static final String ORDERED = " ORDER BY r.created_at, r.reservation_key, l.sku";
+
+    private final Db db;
+
+    InventoryStore(Db db) {
+        this.db = db;
+    }
+
+    /** Sets what can still be reserved of {@code sku}. */
+    StockLevel setAvailable(String sku, int available) {
+        return db.inTransaction(c -> {
+            Db.update(c, """
+                    INSERT INTO sandbox.stock (sku, available) VALUES (?, ?)
+                    ON CONFLICT (sku) DO UPDATE SET available = EXCLUDED.available, updated_at = now()""",
+                    sku, available);
+            return stock(c, sku);
+        });
+    }
+
+    StockLevel stock(String sku) {
+        return db.withConnection(c -> stock(c, sku));
+    }
+
+    /**
+     * Reserves every line or none under {@code key}. A key seen before answers what it holds now,
+     * with no second effect: RESERVED, OUT_OF_STOCK, or RELEASED (released, or a tombstone).
+     */
+    Reservation reserve(String key, ReserveRequest request) {
+        return db.inTransaction(c -> {
+            // Claiming the key first makes a concurrent duplicate wait here, then find this row.
+            int claimed = Db.update(c, """
+                    INSERT INTO sandbox.reservation (reservation_key, order_id, status)
+                    VALUES (?, ?, 'OUT_OF_STOCK') ON CONFLICT (reservation_key) DO NOTHING""",
+                    key, request.orderId());
+            if (claimed == 0) {
+                return find(c, key).orElseThrow();
+            }
+            for (Reservation.Line line : request.lines()) {
+                Db.update(c, "INSERT INTO sandbox.reservation_line (reservation_key, sku, quantity) VALUES (?, ?, ?)",
+                        key, line.sku(), line.quantity());
+            }
+            if (!takeStock(c, request.lines())) {
+                return new Reservation(key, request.orderId(), ReservationStatus.OUT_OF_STOCK, request.lines());
+            }
+            setStatus(c, key, ReservationStatus.RESERVED);
+            return new Reservation(key, request.orderId(), ReservationStatus.RESERVED, request.lines());
+        });
+    }
+
+    /**
+     * Releases the reservation under {@code reservationKey}, once, under {@code releaseKey}: its
+     * stock becomes available again. Releasing an unknown key leaves a tombstone (RELEASED, no
+     * lines) so that a reservation arriving later under that key holds nothing. A repeated
+     * release key answers the reservation as it is now.
+     */
+    Reservation release(String releaseKey, String reservationKey, String orderId) {
+        return db.inTransaction(c -> {
+            int claimed = Db.update(c, """
+                    INSERT INTO sandbox.release_request (release_key, reservation_key) VALUES (?, ?)
+                    ON CONFLICT (release_key) DO NOTHING""", releaseKey, reservationKey);
+            if (claimed == 0) {
+                String earlier = Db.queryFirst(c,
+                        "SELECT reservation_key FROM sandbox.release_request WHERE release_key = ?",
+                        rs -> rs.getString(1), releaseKey).orElseThrow();
+                return find(c, earlier).orElseThrow();
+            }
+            // A reservation being made under this key right now makes this insert wait for it.
+            int tombstone = Db.update(c, """
+                    INSERT INTO sandbox.reservation (reservation_key, order_id, status)
+                    VALUES (?, ?, 'RELEASED') ON CONFLICT (reservation_key) DO NOTHING""",
+                    reservationKey, orderId);
+            if (tombstone == 0) {
+                ReservationStatus status = Db.queryFirst(c,
+                        "SELECT status FROM sandbox.reservation WHERE reservation_key = ? FOR UPDATE",
+                        rs -> ReservationStatus.valueOf(rs.getString(1)), reservationKey).orElseThrow();
+                if (status == ReservationStatus.RESERVED) {
+                    returnStock(c, find(c, reservationKey).orElseThrow().lines());
+                    setStatus(c, reservationKey, ReservationStatus.RELEASED);
+                }
+            }
+            return find(c, reservationKey).orElseThrow();
+        });
+    }
+
+    Optional<Reservation> reservation(String key) {
+        return db.withConnection(c -> find(c, key));
+    }
+
+    /** The reservations of {@code orderId} (every reservation when null), oldest first. */
+    List<Reservation> reservations(String orderId) {
+        return db.withConnection(c -> orderId == null
+                ? read(Db.query(c, READ_RESERVATIONS + ORDERED, InventoryStore::row))
+                : read(Db.query(c, READ_RESERVATIONS + " WHERE r.order_id = ?" + ORDERED, InventoryStore::row,
+                        orderId)));
+    }
+
+    /** Takes every line's quantity, or (rolling back to a savepoint) none; true if taken. */
+    private static boolean takeStock(Connection c, List<Reservation.Line> linesInSkuOrder) throws SQLException {
+        Savepoint beforeStock = c.setSavepoint();
+        for (Reservation.Line line : linesInSkuOrder) {
+            // Conditional on what is left: PostgreSQL re-checks the condition on the latest row
+            // version after waiting for a concurrent writer, so stock never goes below zero.
+            int taken = Db.update(c, """
+                    UPDATE sandbox.stock SET available = available - ?, updated_at = now()
+                    WHERE sku = ? AND available >= ?""", line.quantity(), line.sku(), line.quantity());
+            if (taken == 0) {
+                c.rollback(beforeStock);
+                return false;
+            }
+        }
+        c.releaseSavepoint(beforeStock);
+        return true;
+    }
+
+    private static void returnStock(Connection c, List<Reservation.Line> lines) throws SQLException {
+        List<Reservation.Line> inSkuOrder = new ArrayList<>(lines);
+        inSkuOrder.sort(Comparator.comparing(Reservation.Line::sku));
+        for (Reservation.Line line : inSkuOrder) {
+            Db.update(c, """
+                    INSERT INTO sandbox.stock (sku, available) VALUES (?, ?)
+                    ON CONFLICT (sku) DO UPDATE
+                    SET available = sandbox.stock.available + EXCLUDED.available, updated_at = now()""",
+                    line.sku(), line.quantity());
+        }
+    }
+
+    private static void setStatus(Connection c, String key, ReservationStatus status) throws SQLException {
+        Db.update(c, "UPDATE sandbox.reservation SET status = ?, updated_at = now() WHERE reservation_key = ?",
+                status.name(), key);
+    }
+
+    private static StockLevel stock(Connection c, String sku) throws SQLException {
+        return Db.queryFirst(c, """
+                SELECT coalesce((SELECT available FROM sandbox.stock WHERE sku = ?), 0),
+                       coalesce((SELECT sum(l.quantity) FROM sandbox.reservation_line l
+                                 JOIN sandbox.reservation r ON r.reservation_key = l.reservation_key
+                                 WHERE l.sku = ? AND r.status = 'RESERVED'), 0)""",
+                rs -> new StockLevel(sku, rs.getLong(1), rs.getLong(2)), sku, sku).orElseThrow();
+    }
+
+    private static Optional<Reservation> find(Connection c, String key) throws SQLException {
+        return read(Db.query(c, READ_RESERVATIONS + " WHERE r.reservation_key = ?" + ORDERED, InventoryStore::row,
+                key)).stream().findFirst();
+    }
+
+    private static Row row(ResultSet rs) throws SQLException {
+        return new Row(rs.getString("reservation_key"), rs.getString("order_id"),
+                ReservationStatus.valueOf(rs.getString("status")), rs.getString("sku"), rs.getInt("quantity"));
+    }
+
+    /** Folds the joined rows (one per line, or one without line for a tombstone) into reservations. */
+    private static List<Reservation> read(List<Row> rows) {
+        Map<String, List<Row>> byKey = rows.stream()
+                .collect(Collectors.groupingBy(Row::key, LinkedHashMap::new, Collectors.toList()));
+        return byKey.values().stream().map(InventoryStore::reservation).toList();
+    }
+
+    private static Reservation reservation(List<Row> rows) {
+        Row first = rows.get(0);
+        List<Reservation.Line> lines = rows.stream().filter(row -> row.sku() != null)
+                .map(row -> new Reservation.Line(row.sku(), row.quantity())).toList();
+        return new Reservation(first.key(), first.orderId(), first.status(), lines);
+    }
+
+    /** One row of {@link #READ_RESERVATIONS}; {@code sku} is null for a tombstone. */
+    private record Row(String key, String orderId, ReservationStatus status, String sku, int quantity) {}
+}

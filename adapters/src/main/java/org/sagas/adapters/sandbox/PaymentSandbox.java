@@ -1,0 +1,157 @@
+package org.sagas.adapters.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * A stand-in payment provider with fault injection (DESIGN.md section 9), its ledger in
+ * PostgreSQL schema {@code sandbox}, so it survives a restart. Thread-safe.
+ *
+ * <ul>
+ *   <li>{@code POST /charges}, header {@code Idempotency-Key}, body
+ *       {@code {"orderId","amountCents","currency"}}: answers the ledger row
+ *       {@code {"idempotencyKey","orderId","amountCents","currency","status"}} with status
+ *       {@code CAPTURED} or {@code DECLINED}. The same key answers the stored row, never charging
+ *       twice, even when the duplicates are concurrent.</li>
+ *   <li>{@code GET /charges/{key}}: the row, or 404.</li>
+ *   <li>{@code POST /refunds}, header {@code Idempotency-Key}, body {@code {"chargeKey"}}: a
+ *       {@code CAPTURED} charge becomes {@code REFUNDED}, once; a repeat, or a refund of a declined
+ *       charge, changes nothing and answers the row as it is. An unknown charge key: 404.</li>
+ *   <li>{@code GET /charges?orderId=X}: the ledger of an order (without it: every charge).</li>
+ *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}.</li>
+ * </ul>
+ *
+ * <p>Faults apply to charge, refund and look-up. {@code down}: 503 at once. {@code latencyMs}: a
+ * wait before the work and the answer. {@code declineRate}: a new charge is recorded DECLINED at
+ * random. {@code timeoutAfterCharge}: a request that creates a charge records it, then holds its
+ * answer for 30 s (or until the client goes away) and answers 504 — the provider charged but the
+ * answer was lost. A retry with the same key, or a look-up, answers the stored row at once.
+ */
+public final class PaymentSandbox implements AutoCloseable {
+    static final Duration HELD_ANSWER = Duration.ofSeconds(30);
+
+    private final PaymentLedger ledger;
+    private final AtomicReference<PaymentFaults> faults = new AtomicReference<>(PaymentFaults.NONE);
+    private final SandboxServer server;
+
+    private PaymentSandbox(DataSource dataSource) {
+        this.ledger = new PaymentLedger(new Db(dataSource));
+        this.server = new SandboxServer("payment-sandbox", this::routes);
+    }
+
+    /**
+     * Starts the service on {@code host:port} (0: any free port, see {@link #port()}). The schema
+     * must have been migrated; the data source stays the caller's.
+     */
+    public static PaymentSandbox start(DataSource dataSource, String host, int port) {
+        PaymentSandbox sandbox = new PaymentSandbox(dataSource);
+        sandbox.server.start(host, port);
+        return sandbox;
+    }
+
+    /** The port the service listens on. */
+    public int port() {
+        return server.port();
+    }
+
+    /** The faults injected now. */
+    public PaymentFaults faults() {
+        return faults.get();
+    }
+
+    /** Replaces the injected faults; requests arriving from now on see them. */
+    public void setFaults(PaymentFaults newFaults) {
+        faults.set(Objects.requireNonNull(newFaults, "faults"));
+    }
+
+    /** Stops listening; answers still waiting or held get 503. */
+    @Override
+    public void close() {
+        server.close();
+    }
+
+    private void routes(RoutesConfig routes) {
+        routes.post("/charges", this::charge);
+        routes.get("/charges/{key}", this::lookup);
+        routes.get("/charges", ctx -> SandboxServer.json(ctx, 200, ledger.charges(ctx.queryParam("orderId"))));
+        routes.post("/refunds", this::refund);
+        routes.put("/_faults", this::putFaults);
+        routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+    }
+
+    private void charge(Context ctx) {
+        PaymentFaults now = faults.get();
+        refuseWhenDown(now);
+        String key = Requests.idempotencyKey(ctx);
+        ChargeRequest request = ChargeRequest.parse(Json.object(ctx.body()));
+        ChargeStatus outcome = ThreadLocalRandom.current().nextDouble() < now.declineRate()
+                ? ChargeStatus.DECLINED : ChargeStatus.CAPTURED;
+        CompletableFuture<ChargeRecord> answer = server
+                .thenOnDatabase(server.after(now.latencyMs()), () -> ledger.charge(key, request, outcome))
+                .thenCompose(charged -> charged.created() && now.timeoutAfterCharge()
+                        ? loseAnswer(key)
+                        : CompletableFuture.completedFuture(charged.record()));
+        SandboxServer.answer(ctx, answer);
+    }
+
+    /** Holds the answer of a charge that was recorded, then gives up on it. */
+    private CompletableFuture<ChargeRecord> loseAnswer(String key) {
+        return server.after(HELD_ANSWER.toMillis()).thenApply(ignored -> {
+            throw Problem.answerLost("charge " + key + " was recorded but its answer was lost (injected fault)");
+        });
+    }
+
+    private void lookup(Context ctx) {
+        PaymentFaults now = faults.get();
+        refuseWhenDown(now);
+        String key = Json.text(ctx.pathParam("key"), "key", Requests.MAX_KEY_LENGTH);
+        answerAfterLatency(ctx, now, () -> ledger.find(key)
+                .orElseThrow(() -> Problem.notFound("no charge under key " + key)));
+    }
+
+    private void refund(Context ctx) {
+        PaymentFaults now = faults.get();
+        refuseWhenDown(now);
+        String refundKey = Requests.idempotencyKey(ctx);
+        JsonNode body = Json.object(ctx.body());
+        String chargeKey = Json.text(Json.required(body, "chargeKey", "chargeKey"), "chargeKey",
+                Requests.MAX_KEY_LENGTH);
+        answerAfterLatency(ctx, now, () -> ledger.refund(refundKey, chargeKey)
+                .orElseThrow(() -> Problem.notFound("no charge under key " + chargeKey)));
+    }
+
+    private void putFaults(Context ctx) {
+        JsonNode patch = Json.object(ctx.body());
+        SandboxServer.json(ctx, 200, faults.updateAndGet(current -> merge(current, patch)));
+    }
+
+    private <T> void answerAfterLatency(Context ctx, PaymentFaults now, Supplier<T> work) {
+        SandboxServer.answer(ctx, server.thenOnDatabase(server.after(now.latencyMs()), work));
+    }
+
+    private static void refuseWhenDown(PaymentFaults now) {
+        if (now.down()) {
+            throw Problem.unavailable("payment provider is down (injected fault)");
+        }
+    }
+
+    private static PaymentFaults merge(PaymentFaults current, JsonNode patch) {
+        Json.onlyFields(patch, "latencyMs", "declineRate", "down", "timeoutAfterCharge");
+        return new PaymentFaults(
+                Json.optional(patch, "latencyMs").map(n -> Json.integer(n, "latencyMs", 0, InventoryFaults.MAX_LATENCY_MS))
+                        .orElse(current.latencyMs()),
+                Json.optional(patch, "declineRate").map(n -> Json.number(n, "declineRate", 0.0, 1.0))
+                        .orElse(current.declineRate()),
+                Json.optional(patch, "down").map(n -> Json.bool(n, "down")).orElse(current.down()),
+                Json.optional(patch, "timeoutAfterCharge").map(n -> Json.bool(n, "timeoutAfterCharge"))
+                        .orElse(current.timeoutAfterCharge()));
+    }
+}
