@@ -103,7 +103,7 @@ public final class ConsumerLoop implements AutoCloseable {
                         : backoff.multipliedBy(2);
             }
         }
-        consumer.close(Duration.ofSeconds(5));
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
         deadLetters.close(Duration.ofSeconds(5));
     }
 
