@@ -1,6 +1,7 @@
 package org.sagas.app;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -12,9 +13,48 @@ final class Benchmarks {
         if (args.isEmpty()) {
             throw new ConfigurationError("bench needs a name: throughput, relay or cascade");
         }
-        switch (args.get(0)) {
-            default:
-                throw new ConfigurationError("unknown benchmark '" + args.get(0) + "' (throughput, relay, cascade)");
+        try {
+            switch (args.get(0)) {
+                case "throughput":
+                    new ThroughputBenchmark(out, intFlag(flags, "--orders", 20_000), intFlag(flags, "--concurrency", 32),
+                            Duration.ofSeconds(intFlag(flags, "--duration", 30))).run(benchSettings(settings),
+                            ThroughputBenchmark.results("throughput"));
+                    return 0;
+                default:
+                    throw new ConfigurationError("unknown benchmark '" + args.get(0) + "' (throughput, relay, cascade)");
+            }
+        } catch (ConfigurationError e) {
+            throw e;
+        } catch (Exception e) {
+            out.println("benchmark failed: " + e);
+            return 1;
+        }
+    }
+
+    /** Benchmarks bring their own product on free ports, so they never collide with a running one. */
+    static Settings benchSettings(Settings settings) {
+        Map<String, String> env = new java.util.HashMap<>(settings.raw());
+        env.put("SAGA_HTTP_PORT", "0");
+        env.put("SAGA_INVENTORY_PORT", "0");
+        env.put("SAGA_PAYMENT_PORT", "0");
+        env.put("SAGA_INVENTORY_URL", "");
+        env.put("SAGA_PAYMENT_URL", "");
+        return Settings.from(env::get, Map.of());
+    }
+
+    static int intFlag(Map<String, String> flags, String name, int defaultValue) {
+        String v = flags.get(name);
+        if (v == null) {
+            return defaultValue;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new ConfigurationError(name + " must be a positive integer (got '" + v + "')");
         }
     }
 }

@@ -10,7 +10,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.sagas.orchestrator.messaging.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jdbi.v3.core.Jdbi;
@@ -110,6 +116,31 @@ final class Node implements AutoCloseable {
 
     Runnable relayWakeUp() {
         return () -> relayWakeUp.run();
+    }
+
+    /** Creates the product's topics that do not exist yet (4 partitions, replication 1 or as the broker defaults). */
+    void ensureTopics() {
+        if (admin == null) {
+            return;
+        }
+        try {
+            var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            var missing = Topics.all().stream().filter(t -> !existing.contains(t))
+                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty())).toList();
+            if (!missing.isEmpty()) {
+                admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new ConfigurationError("cannot create topics on Kafka at " + settings.kafkaBootstrap() + ": "
+                        + e.getCause().getMessage(), e);
+            }
+        } catch (TimeoutException e) {
+            throw new ConfigurationError("Kafka at " + settings.kafkaBootstrap() + " does not answer", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConfigurationError("interrupted while creating topics", e);
+        }
     }
 
     /** PostgreSQL and Kafka answer now (each within about a second). */

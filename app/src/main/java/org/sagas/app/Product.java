@@ -105,6 +105,7 @@ final class Product implements AutoCloseable {
     private void startRoles(List<String> roles, Settings s) {
         node = Node.open(s);
         started.push(node);
+        node.ensureTopics();
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
             inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort());

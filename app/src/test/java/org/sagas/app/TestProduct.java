@@ -46,6 +46,8 @@ final class TestProduct implements AutoCloseable {
             env.put("SAGA_PAYMENT_PORT", "0");
             env.put("SAGA_PAYMENT_STEP_TIMEOUT_MS", "8000");
             env.put("SAGA_CONSUMER_THREADS", "2");
+            // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
+            env.put("SAGA_INVENTORY_TIMEOUT_MS", "3000");
             shared = new TestProduct(env);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.close()));
         }
@@ -82,6 +84,9 @@ final class TestProduct implements AutoCloseable {
     HttpResponse<String> submit(String key, String body, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(api("/orders")).timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (!java.util.Arrays.asList(headers).contains("X-Deadline")) {
+            b.header("X-Deadline", Long.toString(System.currentTimeMillis() + 5000));
+        }
         if (key != null) {
             b.header("Idempotency-Key", key);
         }

@@ -1,0 +1,249 @@
+package org.sagas.app;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.sagas.app.bench.Latencies;
+import org.sagas.orchestrator.Json;
+
+/**
+ * {@code ./sagas bench throughput}: starts the product on its embedded default, drives it over
+ * HTTP with a fixed number of clients, waits until every accepted order is terminal, and reports
+ * orders/s to CONFIRMED, submit p50/p99 and submit-to-confirmed p50/p99 beside the machine's limit
+ * measured in the same run: saga-shaped PostgreSQL transactions (one saga row + one outbox row,
+ * one commit) per second at the same concurrency.
+ */
+final class ThroughputBenchmark {
+    private final PrintStream out;
+    private final int orders;
+    private final int concurrency;
+    private final Duration duration;
+
+    ThroughputBenchmark(PrintStream out, int orders, int concurrency, Duration duration) {
+        this.out = out;
+        this.orders = orders;
+        this.concurrency = concurrency;
+        this.duration = duration;
+    }
+
+    Map<String, Object> run(Settings settings, Path resultFile) throws Exception {
+        out.printf("starting the product (embedded) for the benchmark...%n");
+        try (Product product = Product.up(settings, new PrintStream(new ByteArrayOutputStream()))) {
+            URI api = URI.create("http://" + settings.host() + ":" + product.apiPort() + "/orders");
+            DataSource db = product.node().dataSource;
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+                    .executor(Executors.newFixedThreadPool(Math.max(4, concurrency))).build();
+            List<String> skus = List.of("BENCH-1", "BENCH-2", "BENCH-3", "BENCH-4");
+            for (String sku : skus) {
+                http.send(HttpRequest.newBuilder(URI.create(settings.inventoryUrl() + "/stock/" + sku))
+                        .PUT(HttpRequest.BodyPublishers.ofString("{\"available\":100000000}"))
+                        .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.discarding());
+            }
+            warmUp(http, api, skus);
+            Map<String, Object> result = load(http, api, skus, db);
+            result.put("db_limit_tps", dbLimit(db));
+            result.put("concurrency", concurrency);
+            print(result);
+            Files.createDirectories(resultFile.getParent());
+            Files.writeString(resultFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
+            out.println("written to " + resultFile);
+            return result;
+        }
+    }
+
+    private void warmUp(HttpClient http, URI api, List<String> skus) throws Exception {
+        out.println("warming up (200 orders)...");
+        for (int i = 0; i < 200; i++) {
+            submit(http, api, skus.get(i % skus.size()), "warm-" + UUID.randomUUID());
+        }
+    }
+
+    private Map<String, Object> load(HttpClient http, URI api, List<String> skus, DataSource db) throws Exception {
+        Latencies submitLatency = new Latencies();
+        Map<UUID, Boolean> accepted = new ConcurrentHashMap<>();
+        AtomicInteger sent = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        Semaphore slots = new Semaphore(concurrency);
+        ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        Thread progress = progress(sent, accepted, db, start);
+        out.printf("driving %d orders or %d s, whichever ends first, with %d clients...%n", orders,
+                duration.toSeconds(), concurrency);
+        while (sent.get() < orders && System.nanoTime() < end) {
+            slots.acquire();
+            int n = sent.incrementAndGet();
+            pool.execute(() -> {
+                try {
+                    long t0 = System.nanoTime();
+                    HttpResponse<String> r = submit(http, api, skus.get(n % skus.size()), "bench-" + UUID.randomUUID());
+                    submitLatency.add((System.nanoTime() - t0) / 1000);
+                    if (r.statusCode() == 202) {
+                        accepted.put(UUID.fromString(Json.mapper().readTree(r.body()).get("orderId").asText()), true);
+                    } else {
+                        failed.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    failed.incrementAndGet();
+                } finally {
+                    slots.release();
+                }
+            });
+        }
+        pool.shutdown();
+        pool.awaitTermination(60, TimeUnit.SECONDS);
+        double submitSeconds = (System.nanoTime() - start) / 1e9;
+        out.printf("submitted %d in %.1f s; waiting for every accepted order to end...%n", sent.get(), submitSeconds);
+        long waitUntil = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (open(db) > 0 && System.nanoTime() < waitUntil) {
+            Thread.sleep(200);
+        }
+        progress.interrupt();
+        Map<String, Object> r = new LinkedHashMap<>();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery("SELECT count(*),"
+                    + " percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM updated_at - created_at)),"
+                    + " percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM updated_at - created_at)),"
+                    + " extract(epoch FROM max(updated_at) - min(created_at))"
+                    + " FROM orders WHERE status = 'CONFIRMED' AND customer_id = 'bench'");
+            rs.next();
+            long confirmed = rs.getLong(1);
+            double span = rs.getDouble(4);
+            r.put("orders_sent", sent.get());
+            r.put("orders_accepted", accepted.size());
+            r.put("orders_failed", failed.get());
+            r.put("orders_confirmed", confirmed);
+            r.put("orders_per_second", round(span > 0 ? confirmed / span : 0));
+            r.put("submit_p50_ms", round(submitLatency.percentileMillis(50)));
+            r.put("submit_p99_ms", round(submitLatency.percentileMillis(99)));
+            r.put("confirm_p50_ms", round(rs.getDouble(2) * 1000));
+            r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
+        }
+        return r;
+    }
+
+    private Thread progress(AtomicInteger sent, Map<UUID, Boolean> accepted, DataSource db, long start) {
+        Thread t = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    Thread.sleep(1000);
+                    out.printf("  %4.0f s  sent %7d  accepted %7d  confirmed %7d%n", (System.nanoTime() - start) / 1e9,
+                            sent.get(), accepted.size(), confirmed(db));
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    out.println("  (progress unavailable: " + e.getMessage() + ")");
+                }
+            }
+        }, "bench-progress");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static HttpResponse<String> submit(HttpClient http, URI api, String sku, String key) throws Exception {
+        String body = "{\"customerId\":\"bench\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
+                + "\",\"quantity\":1,\"unitPriceCents\":990}]}";
+        return http.send(HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .header("X-Deadline", Long.toString(System.currentTimeMillis() + 2000))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static long open(DataSource db) throws Exception {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery("SELECT count(*) FROM orders WHERE customer_id = 'bench' AND status IN"
+                    + " ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'COMPENSATING')");
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static long confirmed(DataSource db) throws Exception {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery("SELECT count(*) FROM orders WHERE customer_id = 'bench' AND status = 'CONFIRMED'");
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Saga-shaped transactions per second at the benchmark's concurrency: the machine's ceiling. */
+    private double dbLimit(DataSource db) throws Exception {
+        out.printf("measuring the machine's limit: saga row + outbox row, one commit, %d clients, 5 s...%n",
+                concurrency);
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS bench_saga, bench_outbox");
+            s.execute("CREATE TABLE bench_saga (LIKE saga_instance INCLUDING ALL)");
+            s.execute("CREATE TABLE bench_outbox (LIKE outbox INCLUDING ALL)");
+        }
+        AtomicLong commits = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        for (int i = 0; i < concurrency; i++) {
+            pool.execute(() -> {
+                try (Connection c = db.getConnection();
+                        PreparedStatement saga = c.prepareStatement("INSERT INTO bench_saga (saga_id, saga_type, status,"
+                                + " step, label, data) VALUES (?, 'bench', 'RUNNING', 'RESERVE_STOCK', 'NEW',"
+                                + " '{\"orderId\":1}'::jsonb)");
+                        PreparedStatement outbox = c.prepareStatement("INSERT INTO bench_outbox (aggregate_id, topic,"
+                                + " message_id, message_type, payload) VALUES (?, 'bench', ?, 'Bench', '{}')")) {
+                    c.setAutoCommit(false);
+                    while (System.nanoTime() < end) {
+                        UUID id = UUID.randomUUID();
+                        saga.setObject(1, id);
+                        saga.executeUpdate();
+                        outbox.setString(1, id.toString());
+                        outbox.setObject(2, UUID.randomUUID());
+                        outbox.executeUpdate();
+                        c.commit();
+                        commits.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    out.println("  db limit client failed: " + e.getMessage());
+                }
+            });
+        }
+        pool.shutdown();
+        pool.awaitTermination(30, TimeUnit.SECONDS);
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS bench_saga, bench_outbox");
+        }
+        return round(commits.get() / 5.0);
+    }
+
+    private void print(Map<String, Object> r) {
+        out.println();
+        out.println("| figure | value |");
+        out.println("|---|---|");
+        r.forEach((k, v) -> out.printf("| %s | %s |%n", k, v));
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    static Path results(String name) {
+        return Path.of(System.getProperty("sagas.home", ".")).resolve("bench").resolve("results").resolve(name + ".json");
+    }
+}
