@@ -20,6 +20,10 @@ final class Benchmarks {
                             Duration.ofSeconds(intFlag(flags, "--duration", 30))).run(benchSettings(settings),
                             ThroughputBenchmark.results("throughput"));
                     return 0;
+                case "cascade":
+                    new CascadeBenchmark(out).run(settings, ThroughputBenchmark.results("cascade"),
+                            args.subList(1, args.size()));
+                    return 0;
                 default:
                     throw new ConfigurationError("unknown benchmark '" + args.get(0) + "' (throughput, relay, cascade)");
             }

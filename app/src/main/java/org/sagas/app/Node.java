@@ -54,11 +54,15 @@ final class Node implements AutoCloseable {
         this.dataSource = dataSource;
         this.jdbi = Jdbi.create(dataSource);
         this.inventory = ResilientDependency.create(resilience(settings, "SAGA_INVENTORY",
-                ResilienceConfig.inventoryDefaults()), registry);
+                ResilienceConfig.inventoryDefaults())
+                .withBreaker(settings.inventoryLayers().contains("breaker"))
+                .withBulkhead(settings.inventoryLayers().contains("bulkhead"))
+                .withRetries(settings.inventoryLayers().contains("retries")), registry);
         this.payments = ResilientDependency.create(resilience(settings, "SAGA_PAYMENT",
                 ResilienceConfig.paymentDefaults()), registry);
         this.orderSaga = new OrderSaga(new ResilientInventoryActions(
-                new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry),
+                new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry,
+                settings.degradedMode()),
                 settings.paymentTimeout());
         SagaTimings defaults = SagaTimings.defaults();
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(defaults.lease(), defaults.parkRetry(),

@@ -143,10 +143,12 @@ final class Product implements AutoCloseable {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, OrderService.defaultRetention()), new OrderStore(node.jdbi),
                     node.clock);
-            AdmissionControl admission = new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending,
-                    s.pendingCap(), node.clock);
+            ApiServer.Admission admission = s.shedding()
+                    ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
+                            node.clock)
+                    : ApiServer.Admission.ALWAYS;
             api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
-                    node.registry, admission, node.clock);
+                    node.registry, admission, node.clock, s.requestBudgetMillis());
             started.push(api);
         } else {
             started.push(OpsServer.start(node, s.host(), s.apiPort()));

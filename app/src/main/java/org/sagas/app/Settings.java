@@ -16,7 +16,8 @@ import java.util.function.Function;
 public record Settings(String dbUrl, String dbUser, String dbPassword, String kafkaBootstrap, String host,
         int apiPort, int inventoryPort, int paymentPort, String inventoryUrl, String paymentUrl, Path dataDir,
         int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
-        Duration pendingTtl, Map<String, String> raw) {
+        Duration pendingTtl, long requestBudgetMillis, boolean degradedMode, boolean shedding,
+        java.util.Set<String> inventoryLayers, Map<String, String> raw) {
 
     /** Variable → (default, description). */
     public static final Map<String, String[]> VARIABLES = new LinkedHashMap<>();
@@ -40,6 +41,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_RESUME_MAX_RATE", "50", "most parked orders resumed per second");
         v("SAGA_PENDING_TTL_MS", "900000", "pending longer than this → CANCELLED (expired)");
         v("SAGA_LOG_LEVEL", "INFO", "root log level (logback)");
+        v("SAGA_REQUEST_BUDGET_MS", "500", "POST /orders budget when the client sends no X-Deadline");
+        v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
+        v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
+        v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
         // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
         for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
             v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
@@ -97,7 +102,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 Duration.ofMillis(integer(raw, "SAGA_PAYMENT_STEP_TIMEOUT_MS", 100, 86_400_000)),
                 integer(raw, "SAGA_PENDING_CAP", 0, 10_000_000),
                 integer(raw, "SAGA_RESUME_MAX_RATE", 1, 100_000),
-                Duration.ofMillis(integer(raw, "SAGA_PENDING_TTL_MS", 1_000, Integer.MAX_VALUE)), raw);
+                Duration.ofMillis(integer(raw, "SAGA_PENDING_TTL_MS", 1_000, Integer.MAX_VALUE)),
+                integer(raw, "SAGA_REQUEST_BUDGET_MS", 1, 600_000), bool(raw, "SAGA_DEGRADED_MODE"),
+                bool(raw, "SAGA_SHEDDING"), layers(raw.get("SAGA_INVENTORY_LAYERS")), raw);
     }
 
     public boolean embeddedDatabase() {
@@ -112,7 +119,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     public Settings withInfrastructure(String jdbcUrl, String user, String password, String bootstrap) {
         return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
-                resumeRate, pendingTtl, raw);
+                resumeRate, pendingTtl, requestBudgetMillis, degradedMode, shedding, inventoryLayers, raw);
     }
 
     /** One line per setting, for {@code --help}. */
@@ -127,6 +134,31 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         if (flags.containsKey(flag)) {
             raw.put(variable, flags.get(flag));
         }
+    }
+
+    private static boolean bool(Map<String, String> raw, String name) {
+        String value = raw.get(name);
+        if ("true".equalsIgnoreCase(value) || "false".equalsIgnoreCase(value)) {
+            return Boolean.parseBoolean(value);
+        }
+        throw new ConfigurationError(name + " must be true or false (got '" + value + "')");
+    }
+
+    private static java.util.Set<String> layers(String value) {
+        java.util.Set<String> known = java.util.Set.of("breaker", "bulkhead", "retries");
+        java.util.Set<String> set = new java.util.HashSet<>();
+        for (String part : value.split(",")) {
+            String layer = part.trim();
+            if (layer.isEmpty() || layer.equals("none")) {
+                continue;
+            }
+            if (!known.contains(layer)) {
+                throw new ConfigurationError("SAGA_INVENTORY_LAYERS: unknown layer '" + layer
+                        + "' (breaker, bulkhead, retries or none)");
+            }
+            set.add(layer);
+        }
+        return java.util.Set.copyOf(set);
     }
 
     private static int port(Map<String, String> raw, String name) {

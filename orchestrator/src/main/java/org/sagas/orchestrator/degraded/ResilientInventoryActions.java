@@ -27,10 +27,17 @@ public final class ResilientInventoryActions implements InventoryActions {
     private final ResilientDependency stack;
     private final Counter reserveFallbacks;
     private final Counter releaseFallbacks;
+    private final boolean degradedMode;
 
-    public ResilientInventoryActions(InventoryPort inventory, ResilientDependency stack, MeterRegistry registry) {
+    /**
+     * @param degradedMode true (the product) parks orders when inventory is unavailable; false
+     *     fails them instead — only for comparing configurations in the cascade benchmark
+     */
+    public ResilientInventoryActions(InventoryPort inventory, ResilientDependency stack, MeterRegistry registry,
+            boolean degradedMode) {
         this.inventory = inventory;
         this.stack = stack;
+        this.degradedMode = degradedMode;
         this.reserveFallbacks = Counter.builder("saga.fallback").tag("operation", "reserve")
                 .description("Calls that could not be made or failed transiently and were parked").register(registry);
         this.releaseFallbacks = Counter.builder("saga.fallback").tag("operation", "release")
@@ -46,6 +53,11 @@ public final class ResilientInventoryActions implements InventoryActions {
             return answer == InventoryPort.Reservation.RESERVED ? StepResult.done(order)
                     : StepResult.refused("out of stock");
         } catch (DependencyUnavailable e) {
+            if (!degradedMode) {
+                log.warn("order {} failed: inventory {} ({}) and degraded mode is off", order.orderId(), e.reason(),
+                        cause(e));
+                return StepResult.refused(OrderSaga.INVENTORY_UNAVAILABLE + ": " + e.reason());
+            }
             reserveFallbacks.increment();
             log.warn("order {} pending confirmation: inventory {} ({})", order.orderId(), e.reason(), cause(e));
             return StepResult.unavailable(OrderSaga.INVENTORY, e.reason() + ": " + cause(e));

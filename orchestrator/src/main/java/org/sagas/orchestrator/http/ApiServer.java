@@ -26,7 +26,8 @@ public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
     static final int MAX_BODY_BYTES = 64 * 1024;
     static final int MAX_KEY_LENGTH = 255;
-    static final long DEFAULT_BUDGET_MS = 500;
+    /** The request budget when the caller sends no {@code X-Deadline}. */
+    public static final long DEFAULT_BUDGET_MS = 500;
 
     /** Decides, before any work, whether a request may proceed (load shedding, admission caps). */
     public interface Admission {
@@ -55,8 +56,8 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
             Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
-            Clock clock) {
-        Routes routes = new Routes(orders, store, readiness, registry, admission, clock);
+            Clock clock, long defaultBudgetMillis) {
+        Routes routes = new Routes(orders, store, readiness, registry, admission, clock, defaultBudgetMillis);
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = MAX_BODY_BYTES;
@@ -103,9 +104,11 @@ public final class ApiServer implements AutoCloseable {
         private final Supplier<Map<String, Boolean>> readiness;
         private final Admission admission;
         private final Clock clock;
+        private final long defaultBudgetMillis;
 
         Routes(OrderService orders, OrderStore store, Supplier<Map<String, Boolean>> readiness,
-                PrometheusMeterRegistry registry, Admission admission, Clock clock) {
+                PrometheusMeterRegistry registry, Admission admission, Clock clock, long defaultBudgetMillis) {
+            this.defaultBudgetMillis = defaultBudgetMillis;
             this.orders = orders;
             this.store = store;
             this.readiness = readiness;
@@ -191,7 +194,7 @@ public final class ApiServer implements AutoCloseable {
 
         private long deadline(String header) {
             if (header == null || header.isBlank()) {
-                return clock.millis() + DEFAULT_BUDGET_MS;
+                return clock.millis() + defaultBudgetMillis;
             }
             try {
                 long value = Long.parseLong(header.trim());

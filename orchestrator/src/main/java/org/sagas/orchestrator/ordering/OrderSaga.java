@@ -29,6 +29,8 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     public static final String RESERVE_STOCK = "RESERVE_STOCK";
     public static final String CHARGE_PAYMENT = "CHARGE_PAYMENT";
     public static final String INVENTORY = "inventory";
+    /** Why an order was refused when inventory could not be reached and degraded mode is off. */
+    public static final String INVENTORY_UNAVAILABLE = "inventory unavailable";
 
     private final List<SagaStep<OrderData>> steps;
 

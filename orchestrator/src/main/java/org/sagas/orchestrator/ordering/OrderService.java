@@ -66,7 +66,10 @@ public final class OrderService {
             return answerRepeat(idempotencyKey, hash);
         }
         SagaInstance<OrderData> now2 = engine.advance(saga, started, deadlineEpochMillis, true);
-        SubmitResult result = answer(orderId, OrderStatus.valueOf(now2.label()), false);
+        OrderStatus status = OrderStatus.valueOf(now2.label());
+        SubmitResult result = status == OrderStatus.REJECTED && orders.lastReason(orderId)
+                .filter(r -> r.startsWith(OrderSaga.INVENTORY_UNAVAILABLE)).isPresent()
+                ? InventoryUnavailable.answer(orderId) : answer(orderId, status, false);
         keys.complete(idempotencyKey, result.httpStatus(), result.body());
         return result;
     }
@@ -117,6 +120,21 @@ public final class OrderService {
         body.put("status", status);
         body.put("detail", detail);
         return new SubmitResult(status, null, Json.write(body), false);
+    }
+
+    /** Inventory could not be reached and degraded mode is off: the order was not accepted. */
+    static final class InventoryUnavailable {
+        private InventoryUnavailable() {}
+
+        static SubmitResult answer(UUID orderId) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("type", "/problems/inventory-unavailable");
+            body.put("title", "Inventory unavailable");
+            body.put("status", 503);
+            body.put("detail", "inventory could not be reached and degraded mode is off; the order is REJECTED");
+            body.put("orderId", orderId);
+            return new SubmitResult(503, orderId, Json.write(body), false);
+        }
     }
 
     /** The retention the keys are kept for. */

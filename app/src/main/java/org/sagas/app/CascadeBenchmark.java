@@ -1,0 +1,255 @@
+package org.sagas.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.sagas.app.bench.Latencies;
+import org.sagas.orchestrator.Json;
+
+/**
+ * {@code ./sagas bench cascade}: the resilience lesson's cascade on the real product. 100 orders/s
+ * for 12 s; inventory answers in 40 ms, then in 4 s from second 3 until second 12 (recovery).
+ * Run once per protection level, each on a freshly started product over the same PostgreSQL and
+ * Kafka, and tabulated: what the clients saw, how long after recovery until every accepted order
+ * was terminal, and the invariants (lost orders, double charges).
+ */
+final class CascadeBenchmark {
+    static final int RATE = 100;
+    static final Duration LOAD = Duration.ofSeconds(12);
+    static final Duration SLOW_FROM = Duration.ofSeconds(3);
+    static final Duration DRAIN_LIMIT = Duration.ofSeconds(120);
+
+    /** A protection level: a name and the settings that make it. */
+    record Config(String name, Map<String, String> env) {}
+
+    static List<Config> configs() {
+        return List.of(
+                new Config("no-protection", Map.of("SAGA_INVENTORY_TIMEOUT_MS", "60000", "SAGA_REQUEST_BUDGET_MS",
+                        "60000", "SAGA_INVENTORY_LAYERS", "none", "SAGA_DEGRADED_MODE", "false", "SAGA_SHEDDING", "false")),
+                new Config("timeout", Map.of("SAGA_INVENTORY_LAYERS", "none", "SAGA_DEGRADED_MODE", "false",
+                        "SAGA_SHEDDING", "false")),
+                new Config("timeout+breaker", Map.of("SAGA_INVENTORY_LAYERS", "breaker", "SAGA_DEGRADED_MODE", "false",
+                        "SAGA_SHEDDING", "false")),
+                new Config("timeout+breaker+bulkhead", Map.of("SAGA_INVENTORY_LAYERS", "breaker,bulkhead",
+                        "SAGA_DEGRADED_MODE", "false", "SAGA_SHEDDING", "false")),
+                new Config("full-degraded-mode", Map.of()));
+    }
+
+    private final PrintStream out;
+
+    CascadeBenchmark(PrintStream out) {
+        this.out = out;
+    }
+
+    List<Map<String, Object>> run(Settings settings, Path resultFile, List<String> only) throws Exception {
+        Path dir = EmbeddedStack.freshDataDir();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        try (EmbeddedStack stack = new EmbeddedStack(dir)) {
+            out.println("starting embedded PostgreSQL and Kafka in " + dir + " ...");
+            Settings infra = stack.start(settings, settings.embeddedDatabase(), settings.embeddedKafka());
+            for (Config config : configs()) {
+                if (!only.isEmpty() && !only.contains(config.name())) {
+                    continue;
+                }
+                rows.add(scenario(config, infra));
+            }
+        }
+        table(rows);
+        Files.createDirectories(resultFile.getParent());
+        Files.writeString(resultFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
+        out.println("written to " + resultFile);
+        return rows;
+    }
+
+    private Map<String, Object> scenario(Config config, Settings infra) throws Exception {
+        Map<String, String> env = new HashMap<>(Benchmarks.benchSettings(infra).raw());
+        env.put("SAGA_DB_URL", infra.dbUrl());
+        env.put("SAGA_DB_USER", infra.dbUser());
+        env.put("SAGA_DB_PASSWORD", infra.dbPassword());
+        env.put("SAGA_KAFKA_BOOTSTRAP", infra.kafkaBootstrap());
+        env.putAll(config.env());
+        Settings s = Settings.from(env::get, Map.of());
+        out.printf("%n== %s ==%n", config.name());
+        try (Product product = Product.up(s, new PrintStream(new ByteArrayOutputStream()))) {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                    .executor(Executors.newFixedThreadPool(16)).build();
+            URI api = URI.create("http://" + s.host() + ":" + product.apiPort() + "/orders");
+            String customer = "cascade-" + config.name();
+            String sku = "CASCADE-" + UUID.randomUUID().toString().substring(0, 8);
+            put(http, s.inventoryUrl() + "/stock/" + sku, "{\"available\":1000000}");
+            put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":40,\"errorRate\":0.0,\"down\":false}");
+
+            Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+            Set<UUID> accepted = ConcurrentHashMap.newKeySet();
+            Latencies latencies = new Latencies();
+            List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+            long start = System.nanoTime();
+            int total = (int) (RATE * LOAD.toSeconds());
+            boolean slow = false;
+            for (int i = 0; i < total; i++) {
+                long due = start + i * 1_000_000_000L / RATE;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+                if (!slow && System.nanoTime() - start >= SLOW_FROM.toNanos()) {
+                    put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":4000}");
+                    out.println("  second 3: inventory now answers in 4 s");
+                    slow = true;
+                }
+                long t0 = System.nanoTime();
+                HttpRequest request = HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(70))
+                        .header("Content-Type", "application/json").header("Idempotency-Key", UUID.randomUUID().toString())
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"customerId\":\"" + customer
+                                + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
+                                + "\",\"quantity\":1,\"unitPriceCents\":500}]}")).build();
+                inFlight.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((r, e) -> {
+                    latencies.add((System.nanoTime() - t0) / 1000);
+                    outcomes.computeIfAbsent(classify(r, e, accepted), k -> new AtomicInteger()).incrementAndGet();
+                    return null;
+                }));
+                if (i % RATE == RATE - 1) {
+                    out.printf("  %2d s  sent %4d  answered %4d%n", (i + 1) / RATE, i + 1, latencies.count());
+                }
+            }
+            put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":40}");
+            long recovery = System.nanoTime();
+            out.println("  second 12: inventory recovered; waiting for answers and for every accepted order to end");
+            CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+            DataSource db = product.node().dataSource;
+            double drain = -1;
+            while (System.nanoTime() - recovery < DRAIN_LIMIT.toNanos()) {
+                if (open(db, customer) == 0) {
+                    drain = (System.nanoTime() - recovery) / 1e9;
+                    break;
+                }
+                Thread.sleep(250);
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("config", config.name());
+            row.put("sent", total);
+            row.put("accepted", count(outcomes, "accepted") + count(outcomes, "pending"));
+            row.put("pending", count(outcomes, "pending"));
+            row.put("failed", count(outcomes, "failed"));
+            row.put("shed", count(outcomes, "shed"));
+            row.put("p50_ms", Math.round(latencies.percentileMillis(50)));
+            row.put("p99_ms", Math.round(latencies.percentileMillis(99)));
+            row.put("drain_seconds", drain < 0 ? null : Math.round(drain * 10) / 10.0);
+            row.put("lost", lost(db, accepted));
+            row.put("double_charges", doubleCharges(http, s.paymentUrl(), accepted));
+            out.println("  " + row);
+            return row;
+        }
+    }
+
+    private static String classify(HttpResponse<String> r, Throwable e, Set<UUID> accepted) {
+        if (e != null || r == null) {
+            return "failed";
+        }
+        if (r.statusCode() == 202) {
+            JsonNode body = SafeJson.read(r.body());
+            accepted.add(UUID.fromString(body.get("orderId").asText()));
+            return "PENDING_CONFIRMATION".equals(body.path("status").asText()) ? "pending" : "accepted";
+        }
+        if (r.statusCode() == 503) {
+            String type = SafeJson.read(r.body()).path("type").asText();
+            if (type.endsWith("/overloaded") || type.endsWith("/deadline-passed") || type.endsWith("/pending-cap")) {
+                return "shed";
+            }
+        }
+        return "failed";
+    }
+
+    private static long open(DataSource db, String customer) throws Exception {
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM orders"
+                + " WHERE customer_id = ? AND status NOT IN ('CONFIRMED', 'CANCELLED', 'REJECTED')")) {
+            s.setString(1, customer);
+            var rs = s.executeQuery();
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Accepted orders that are not terminal now, or not stored at all. */
+    private static long lost(DataSource db, Set<UUID> accepted) throws Exception {
+        long lost = 0;
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement(
+                "SELECT status FROM orders WHERE order_id = ?")) {
+            for (UUID id : accepted) {
+                s.setObject(1, id);
+                var rs = s.executeQuery();
+                if (!rs.next() || !Set.of("CONFIRMED", "CANCELLED").contains(rs.getString(1))) {
+                    lost++;
+                }
+            }
+        }
+        return lost;
+    }
+
+    private static long doubleCharges(HttpClient http, String paymentUrl, Set<UUID> accepted) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(paymentUrl + "/charges")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        Map<String, Integer> captured = new HashMap<>();
+        for (JsonNode charge : SafeJson.read(r.body())) {
+            if ("CAPTURED".equals(charge.path("status").asText())) {
+                captured.merge(charge.path("orderId").asText(), 1, Integer::sum);
+            }
+        }
+        return accepted.stream().filter(id -> captured.getOrDefault(id.toString(), 0) > 1).count();
+    }
+
+    private static int count(Map<String, AtomicInteger> outcomes, String key) {
+        AtomicInteger n = outcomes.get(key);
+        return n == null ? 0 : n.get();
+    }
+
+    private static void put(HttpClient http, String url, String body) throws Exception {
+        http.send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.discarding());
+    }
+
+    private void table(List<Map<String, Object>> rows) {
+        out.println();
+        out.println("| config | sent | accepted | pending | failed | shed | p50 ms | p99 ms | drain s | lost | double charges |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+        for (Map<String, Object> r : rows) {
+            out.printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.get("config"), r.get("sent"),
+                    r.get("accepted"), r.get("pending"), r.get("failed"), r.get("shed"), r.get("p50_ms"),
+                    r.get("p99_ms"), r.get("drain_seconds") == null ? "> 120" : r.get("drain_seconds"), r.get("lost"),
+                    r.get("double_charges"));
+        }
+    }
+
+    /** JSON reading that never throws on a non-JSON body (an HTML error page, say). */
+    private static final class SafeJson {
+        static JsonNode read(String body) {
+            try {
+                return Json.mapper().readTree(body);
+            } catch (Exception e) {
+                return Json.mapper().createObjectNode();
+            }
+        }
+    }
+}
