@@ -54,7 +54,8 @@ public final class ConsumerLoop implements AutoCloseable {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
-        c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+        // The broker answers as soon as a record arrives; the wait only bounds idle polls.
+        c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
         this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
         this.deadLetters = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
