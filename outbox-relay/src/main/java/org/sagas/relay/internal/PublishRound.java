@@ -1,0 +1,158 @@
+package org.sagas.relay.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * Sends one batch of rows and waits for the broker's answers.
+ *
+ * <p>Each aggregate's rows form a chain: its next row is handed to the producer only once the
+ * previous one is acknowledged, while the chains of different aggregates go out together (and the
+ * producer batches them). So whatever goes wrong with a row (refused as too large, timed out, the
+ * producer failing) no later row of the same aggregate can already be on its way to overtake it:
+ * the chain stops at the first unacknowledged row, which stays in the table and heads the chain
+ * next round. Not thread-safe; one round at a time.
+ */
+public final class PublishRound {
+    private static final long POLL_MILLIS = 50;
+
+    private final Producer<String, String> producer;
+    private final BooleanSupplier stopping;
+    private final long stopGraceNanos;
+    private final Acknowledgements acknowledgements;
+    private final BlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
+
+    /** Told about each acknowledged row on the calling thread, with the nanoTime of the acknowledgement. */
+    @FunctionalInterface
+    public interface Acknowledgements {
+        void acknowledged(OutboxRow row, long ackNanoTime);
+    }
+
+    public PublishRound(Producer<String, String> producer, BooleanSupplier stopping, long stopGraceNanos,
+            Acknowledgements acknowledgements) {
+        this.producer = producer;
+        this.stopping = stopping;
+        this.stopGraceNanos = stopGraceNanos;
+        this.acknowledgements = acknowledgements;
+    }
+
+    /** Publishes {@code rows} (in id order) and returns what happened to each. */
+    public Result publish(List<OutboxRow> rows) throws InterruptedException {
+        Map<String, ArrayDeque<OutboxRow>> chains = new LinkedHashMap<>();
+        for (OutboxRow row : rows) {
+            chains.computeIfAbsent(row.aggregateId(), k -> new ArrayDeque<>()).add(row);
+        }
+        Result result = new Result();
+        int open = 0;
+        for (ArrayDeque<OutboxRow> chain : chains.values()) {
+            send(chain.poll());
+            open++;
+        }
+        boolean stopSeen = false;
+        long stopDeadline = 0;
+        while (open > 0) {
+            Completion c = completions.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+            if (!stopSeen && stopping.getAsBoolean()) {
+                stopSeen = true;
+                stopDeadline = System.nanoTime() + stopGraceNanos;
+            }
+            if (c == null) {
+                if (stopSeen && System.nanoTime() - stopDeadline > 0) {
+                    result.abandoned = open;
+                    break;
+                }
+                continue;
+            }
+            if (c.error == null) {
+                result.acked.add(c.row);
+                acknowledgements.acknowledged(c.row, c.ackNanoTime);
+                OutboxRow next = chains.get(c.row.aggregateId()).poll();
+                if (next != null && result.producerBroken == null && !stopping.getAsBoolean()) {
+                    send(next);
+                } else {
+                    open--;
+                }
+                continue;
+            }
+            open--;
+            switch (SendFailure.of(c.error)) {
+                case POISON -> result.poisoned.add(new Poisoned(c.row, c.error));
+                case RESTART_PRODUCER -> result.producerBroken = c.error;
+                case RETRY, STOPPED -> result.retryLater = result.retryLater == null ? c.error : result.retryLater;
+            }
+        }
+        return result;
+    }
+
+    private void send(OutboxRow row) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add("message-id", row.messageId().toString().getBytes(StandardCharsets.UTF_8));
+        headers.add("message-type", row.messageType().getBytes(StandardCharsets.UTF_8));
+        if (row.correlationId() != null) {
+            headers.add("correlation-id", row.correlationId().getBytes(StandardCharsets.UTF_8));
+        }
+        ProducerRecord<String, String> record =
+                new ProducerRecord<>(row.topic(), null, row.aggregateId(), row.payload(), headers);
+        AtomicBoolean reported = new AtomicBoolean();
+        try {
+            producer.send(record, (metadata, error) -> {
+                if (reported.compareAndSet(false, true)) {
+                    completions.add(new Completion(row, error, System.nanoTime()));
+                }
+            });
+        } catch (RuntimeException e) {
+            if (reported.compareAndSet(false, true)) {
+                completions.add(new Completion(row, e, System.nanoTime()));
+            }
+        }
+    }
+
+    private record Completion(OutboxRow row, Exception error, long ackNanoTime) {}
+
+    /** A row the broker will never take, and why. */
+    public record Poisoned(OutboxRow row, Exception error) {}
+
+    /** The outcome of a round. Rows neither acknowledged nor poisoned stay in the table for a later round. */
+    public static final class Result {
+        private final List<OutboxRow> acked = new ArrayList<>();
+        private final List<Poisoned> poisoned = new ArrayList<>();
+        private Exception retryLater;
+        private Exception producerBroken;
+        private int abandoned;
+
+        public List<OutboxRow> acked() {
+            return acked;
+        }
+
+        public List<Poisoned> poisoned() {
+            return poisoned;
+        }
+
+        /** The first transient failure, or null. */
+        public Exception retryLater() {
+            return retryLater;
+        }
+
+        /** The error that made the producer unusable, or null. */
+        public Exception producerBroken() {
+            return producerBroken;
+        }
+
+        /** Sends still unanswered when the relay stopped waiting (only when stopping). */
+        public int abandoned() {
+            return abandoned;
+        }
+    }
+}

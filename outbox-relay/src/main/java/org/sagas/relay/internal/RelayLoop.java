@@ -1,0 +1,237 @@
+package org.sagas.relay.internal;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay's publishing thread: renews leases, reads a batch of its shards' rows, publishes it
+ * ({@link PublishRound}), deletes what the broker acknowledged, dead-letters what it refused for
+ * good, and waits for a wake-up or the next poll. A database failure drops the session (and so the
+ * leases) and reconnects with a backoff; a Kafka failure leaves the rows in place and retries them.
+ * Rows are deleted only after their acknowledgement, by the statement that reads the next batch;
+ * acknowledged rows whose delete failed are deleted by the next session's first statement, so they
+ * are not sent twice.
+ *
+ * <p>{@link #run()} runs on one thread; {@link #stop()} may be called from any thread.
+ */
+public final class RelayLoop implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(RelayLoop.class);
+    private static final Duration NETWORK_TIMEOUT = Duration.ofSeconds(30);
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final RelaySettings settings;
+    private final ShardLeases leases;
+    private final WakeSignal wake;
+    private final RelayMetrics metrics;
+    private final AdaptivePoll poll;
+    private final Backoff databaseBackoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(2));
+    private final Backoff kafkaBackoff = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(1));
+    private final List<Long> undeleted = new ArrayList<>();
+    private volatile boolean stopping;
+    private volatile Thread thread;
+    private RelaySession session;
+    private Producer<String, String> producer;
+    private long nextLeaseTick = System.nanoTime();
+    private long databaseDownSince;
+    private long lastKafkaWarning = System.nanoTime() - WARN_EVERY_NANOS;
+
+    public RelayLoop(RelaySettings settings, ShardLeases leases, WakeSignal wake, RelayMetrics metrics) {
+        this.settings = settings;
+        this.leases = leases;
+        this.wake = wake;
+        this.metrics = metrics;
+        this.poll = new AdaptivePoll(settings.pollInterval());
+    }
+
+    /** Asks the loop to finish its round and stop; returns at once. */
+    public void stop() {
+        stopping = true;
+        wake.signal();
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        try {
+            while (!stopping) {
+                try {
+                    cycle();
+                    databaseReachable();
+                } catch (SQLException | RuntimeException e) {
+                    databaseFailed(e);
+                    pause(databaseBackoff.nextNanos());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            shutdown();
+        }
+    }
+
+    private void cycle() throws SQLException, InterruptedException {
+        if (session == null) {
+            session = RelaySession.open(settings.dataSource(), settings.instanceId(), NETWORK_TIMEOUT);
+            nextLeaseTick = System.nanoTime();
+        }
+        long now = System.nanoTime();
+        if (now - nextLeaseTick >= 0) {
+            // Never hand a shard over with acknowledged rows still in it: the next owner would send them again.
+            deleteAcknowledged();
+            leases.tick(session);
+            nextLeaseTick = now + settings.leaseCheckInterval().toNanos();
+        }
+        Set<Integer> owned = leases.owned();
+        if (owned.isEmpty()) {
+            deleteAcknowledged();
+            pause(nextLeaseTick - System.nanoTime());
+            return;
+        }
+        List<OutboxRow> rows = session.deleteAndRead(undeleted,
+                owned.size() == ShardLeases.SHARDS ? null : owned, settings.batchSize());
+        undeleted.clear();
+        if (rows.isEmpty()) {
+            wake.await(Math.min(poll.idlePauseNanos(), Math.max(0, nextLeaseTick - System.nanoTime())));
+            return;
+        }
+        poll.foundRows();
+        PublishRound round = new PublishRound(producer(), () -> stopping, settings.closeTimeout().toNanos(),
+                this::acknowledged);
+        settle(round.publish(rows));
+    }
+
+    private void settle(PublishRound.Result result) throws SQLException {
+        // Acknowledged rows are deleted by the next read, in the same statement.
+        for (OutboxRow row : result.acked()) {
+            undeleted.add(row.id());
+        }
+        for (PublishRound.Poisoned p : result.poisoned()) {
+            String error = describe(p.error());
+            session.deadLetter(p.row().id(), error);
+            metrics.deadLettered();
+            log.error("outbox row {} of aggregate {} (topic {}, type {}, message {}) moved to the dead letters: {};"
+                    + " later rows of this aggregate wait until it is replayed or discarded", p.row().id(),
+                    p.row().aggregateId(), p.row().topic(), p.row().messageType(), p.row().messageId(), error);
+        }
+        if (result.producerBroken() != null) {
+            log.warn("outbox relay {}: producer unusable ({}); starting a new one", settings.instanceId(),
+                    describe(result.producerBroken()));
+            closeProducer(Duration.ZERO);
+        }
+        if (result.retryLater() != null || result.producerBroken() != null) {
+            metrics.sendFailed();
+            warnKafka(result.retryLater() != null ? result.retryLater() : result.producerBroken());
+            pause(kafkaBackoff.nextNanos());
+        } else {
+            kafkaBackoff.reset();
+        }
+    }
+
+    private void acknowledged(OutboxRow row, long ackNanoTime) {
+        metrics.acknowledged(row.createdAt());
+        if (settings.publishListener() != null) {
+            settings.publishListener().published(row.messageId(), row.aggregateId(), ackNanoTime);
+        }
+    }
+
+    private void deleteAcknowledged() throws SQLException {
+        if (!undeleted.isEmpty()) {
+            session.delete(undeleted);
+            undeleted.clear();
+        }
+    }
+
+    private Producer<String, String> producer() {
+        if (producer == null) {
+            producer = new KafkaProducer<>(settings.producerConfig());
+        }
+        return producer;
+    }
+
+    private void databaseFailed(Exception e) {
+        if (databaseDownSince == 0) {
+            databaseDownSince = System.nanoTime();
+            log.warn("outbox relay {}: database session failed ({}); reconnecting", settings.instanceId(),
+                    describe(e));
+        } else {
+            log.debug("outbox relay {}: database still unavailable: {}", settings.instanceId(), describe(e));
+        }
+        leases.lost();
+        if (session != null) {
+            session.close();
+            session = null;
+        }
+    }
+
+    private void databaseReachable() {
+        databaseBackoff.reset();
+        if (databaseDownSince != 0) {
+            log.info("outbox relay {}: database session back after {} ms", settings.instanceId(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - databaseDownSince));
+            databaseDownSince = 0;
+        }
+    }
+
+    private void warnKafka(Exception e) {
+        long now = System.nanoTime();
+        if (now - lastKafkaWarning >= WARN_EVERY_NANOS) {
+            lastKafkaWarning = now;
+            log.warn("outbox relay {}: sends fail ({}); the rows stay in the outbox and are retried in order",
+                    settings.instanceId(), describe(e));
+        }
+    }
+
+    private void pause(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        long left;
+        while (!stopping && (left = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(this, left);
+        }
+    }
+
+    private void shutdown() {
+        // The producer first: sends still in flight finish (or are aborted) while we hold the leases.
+        closeProducer(settings.closeTimeout());
+        if (session != null) {
+            try {
+                deleteAcknowledged();
+            } catch (SQLException | RuntimeException e) {
+                log.warn("outbox relay {}: {} acknowledged rows could not be deleted at stop and will be sent again",
+                        settings.instanceId(), undeleted.size());
+            }
+            session.close();
+            session = null;
+        }
+        leases.released();
+        log.info("outbox relay {} stopped", settings.instanceId());
+    }
+
+    private void closeProducer(Duration timeout) {
+        if (producer != null) {
+            try {
+                producer.close(timeout);
+            } catch (RuntimeException e) {
+                log.debug("outbox relay {}: producer close: {}", settings.instanceId(), e.toString());
+            }
+            producer = null;
+        }
+    }
+
+    static String describe(Throwable e) {
+        String text = e.getClass().getSimpleName() + ": " + e.getMessage();
+        return text.length() > 2000 ? text.substring(0, 2000) : text;
+    }
+}
