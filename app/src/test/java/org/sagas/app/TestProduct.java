@@ -24,12 +24,14 @@ final class TestProduct implements AutoCloseable {
     private static TestProduct shared;
 
     private final Map<String, String> env;
+    private final Map<String, String> defaults;
     private Product product;
     private Settings settings;
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private TestProduct(Map<String, String> env) {
         this.env = env;
+        this.defaults = Map.copyOf(env);
         start();
     }
 
@@ -63,6 +65,29 @@ final class TestProduct implements AutoCloseable {
     synchronized void restart() {
         product.close();
         start();
+    }
+
+    /**
+     * Restarts every role with {@code overrides} on top of the test defaults (same database, same
+     * topics). Call {@link #defaults()} afterwards to go back.
+     */
+    synchronized void reconfigure(Map<String, String> overrides) {
+        product.close();
+        env.clear();
+        env.putAll(defaults);
+        env.putAll(overrides);
+        start();
+    }
+
+    /** Restarts with the test defaults if anything was overridden. */
+    synchronized void defaults() {
+        if (!env.equals(defaults)) {
+            reconfigure(Map.of());
+        }
+    }
+
+    Settings settings() {
+        return settings;
     }
 
     Product product() {
