@@ -65,7 +65,7 @@ final class Node implements AutoCloseable {
                 settings.degradedMode()),
                 settings.paymentTimeout());
         SagaTimings defaults = SagaTimings.defaults();
-        this.engine = new SagaEngine(jdbi, clock, new SagaTimings(defaults.lease(), defaults.parkRetry(),
+        this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), defaults.parkRetry(),
                 settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
         this.gauges = new OrderGauges(jdbi, registry, clock).start(Duration.ofMillis(500));
         gauges.recordTerminals(engine, registry);
