@@ -25,6 +25,7 @@ import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.PriorityShedder;
+import org.sagas.relay.OutboxDeadLetters;
 import org.sagas.relay.OutboxRelay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,7 +149,8 @@ final class Product implements AutoCloseable {
                             node.clock)
                     : ApiServer.Admission.ALWAYS;
             api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
-                    node.registry, admission, node.clock, s.requestBudgetMillis());
+                    node.registry, admission, node.clock, s.requestBudgetMillis(),
+                    new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource))::register);
             started.push(api);
         } else {
             started.push(OpsServer.start(node, s.host(), s.apiPort()));

@@ -56,7 +56,7 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
             Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
-            Clock clock, long defaultBudgetMillis) {
+            Clock clock, long defaultBudgetMillis, java.util.function.Consumer<io.javalin.config.RoutesConfig> more) {
         Routes routes = new Routes(orders, store, readiness, registry, admission, clock, defaultBudgetMillis);
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
@@ -71,6 +71,7 @@ public final class ApiServer implements AutoCloseable {
             config.routes.get("/health/ready", routes::ready);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(registry.scrape()));
+            more.accept(config.routes);
             config.routes.exception(InvalidRequest.class, (e, ctx) -> Problems.invalid(ctx, e));
             config.routes.exception(HttpResponseException.class, (e, ctx) -> Problems.send(ctx, e.getStatus(),
                     "http-" + e.getStatus(), e.getMessage(), e.getMessage(), Map.of()));

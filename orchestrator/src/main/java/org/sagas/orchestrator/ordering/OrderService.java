@@ -11,6 +11,7 @@ import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaInstance;
+import org.sagas.orchestrator.saga.Transition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,13 +66,25 @@ public final class OrderService {
         } catch (KeyTaken taken) {
             return answerRepeat(idempotencyKey, hash);
         }
-        SagaInstance<OrderData> now2 = engine.advance(saga, started, deadlineEpochMillis, true);
-        OrderStatus status = OrderStatus.valueOf(now2.label());
-        SubmitResult result = status == OrderStatus.REJECTED && orders.lastReason(orderId)
-                .filter(r -> r.startsWith(OrderSaga.INVENTORY_UNAVAILABLE)).isPresent()
-                ? InventoryUnavailable.answer(orderId) : answer(orderId, status, false);
-        keys.complete(idempotencyKey, result.httpStatus(), result.body());
-        return result;
+        SubmitResult[] answer = new SubmitResult[1];
+        SagaInstance<OrderData> after = engine.advance(saga, started, deadlineEpochMillis, true, (h, t) -> {
+            answer[0] = answerFor(orderId, t);
+            keys.complete(h, idempotencyKey, answer[0].httpStatus(), answer[0].body());
+        });
+        if (answer[0] == null) {
+            // The step ended without a final transition of its own (cannot happen for orders); answer from state.
+            answer[0] = answer(orderId, OrderStatus.valueOf(after.label()), false);
+            keys.complete(idempotencyKey, answer[0].httpStatus(), answer[0].body());
+        }
+        return answer[0];
+    }
+
+    private static SubmitResult answerFor(UUID orderId, Transition<OrderData> t) {
+        OrderStatus status = OrderStatus.valueOf(t.after().label());
+        if (status == OrderStatus.REJECTED && t.reason() != null && t.reason().startsWith(OrderSaga.INVENTORY_UNAVAILABLE)) {
+            return InventoryUnavailable.answer(orderId);
+        }
+        return answer(orderId, status, false);
     }
 
     private SubmitResult answerRepeat(String key, String hash) {

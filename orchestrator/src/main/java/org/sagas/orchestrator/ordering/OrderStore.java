@@ -54,12 +54,6 @@ public final class OrderStore {
                 .map((rs, ctx) -> view(rs, null)).list());
     }
 
-    /** The reason of the order's latest transition. */
-    public Optional<String> lastReason(UUID orderId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT reason FROM saga_history WHERE saga_id = :id"
-                + " ORDER BY id DESC LIMIT 1").bind("id", orderId).mapTo(String.class).findOne());
-    }
-
     /** How many orders are in {@code status}. */
     public long count(OrderStatus status) {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM orders WHERE status = :status")

@@ -40,9 +40,14 @@ public final class IdempotencyStore {
     }
 
     public void complete(String key, int status, String body) {
-        jdbi.useHandle(h -> h.createUpdate("UPDATE idempotency_keys SET state = 'COMPLETED', response_status = :status,"
+        jdbi.useHandle(h -> complete(h, key, status, body));
+    }
+
+    /** Stores the answer inside the caller's transaction. */
+    public void complete(Handle h, String key, int status, String body) {
+        h.createUpdate("UPDATE idempotency_keys SET state = 'COMPLETED', response_status = :status,"
                         + " response_body = :body WHERE idem_key = :key")
-                .bind("key", key).bind("status", status).bind("body", body).execute());
+                .bind("key", key).bind("status", status).bind("body", body).execute();
     }
 
     public Optional<Entry> find(String key) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -82,6 +83,15 @@ public final class SagaEngine {
      */
     public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
             boolean interactive) {
+        return advance(def, instance, deadlineEpochMillis, interactive, (h, t) -> {});
+    }
+
+    /**
+     * As {@link #advance(SagaDefinition, SagaInstance, long, boolean)}, running {@code inLastTransaction}
+     * inside the transaction of the last transition it commits (e.g. storing the HTTP answer with it).
+     */
+    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
+            boolean interactive, BiConsumer<Handle, Transition<D>> inLastTransaction) {
         SagaInstance<D> current = instance;
         while (isRunnable(current)) {
             SagaStep<D> step = def.step(current.stepIndex());
@@ -93,9 +103,16 @@ public final class SagaEngine {
                     ? sync.compensation().run(current.data(), context)
                     : sync.action().run(current.data(), context);
             Transition<D> t = SagaDecisions.afterSyncStep(def, current, result, clock.instant(), timings);
-            commit(def, t);
+            boolean goesOn = t.runsOn() && def.step(t.after().stepIndex()) instanceof SagaStep.Sync;
+            jdbi.useTransaction(h -> {
+                write(h, def, t);
+                if (!goesOn) {
+                    inLastTransaction.accept(h, t);
+                }
+            });
+            committed(t);
             current = t.after();
-            if (!t.runsOn()) {
+            if (!goesOn) {
                 break;
             }
         }
