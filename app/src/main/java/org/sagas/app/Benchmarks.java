@@ -20,6 +20,9 @@ final class Benchmarks {
                             Duration.ofSeconds(intFlag(flags, "--duration", 30))).run(benchSettings(settings),
                             ThroughputBenchmark.results("throughput"));
                     return 0;
+                case "relay":
+                    relay(settings, out);
+                    return 0;
                 case "cascade":
                     new CascadeBenchmark(out).run(settings, ThroughputBenchmark.results("cascade"),
                             args.subList(1, args.size()));
@@ -32,6 +35,23 @@ final class Benchmarks {
         } catch (Exception e) {
             out.println("benchmark failed: " + e);
             return 1;
+        }
+    }
+
+    /** The outbox relay on its own: a migrated database and a broker, embedded unless external ones are set. */
+    private static void relay(Settings settings, PrintStream out) throws Exception {
+        try (EmbeddedStack stack = new EmbeddedStack(EmbeddedStack.freshDataDir())) {
+            Settings s = stack.start(settings, settings.embeddedDatabase(), settings.embeddedKafka());
+            com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+            config.setJdbcUrl(s.dbUrl());
+            config.setUsername(s.dbUser());
+            config.setPassword(s.dbPassword());
+            config.setMaximumPoolSize(32);
+            try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(config)) {
+                org.sagas.migrations.Migrations.apply(ds);
+                org.sagas.relay.bench.RelayBenchmark.run(ds, s.kafkaBootstrap(), out,
+                        ThroughputBenchmark.results("relay"), org.sagas.relay.bench.RelayBenchmark.Options.defaults());
+            }
         }
     }
 
