@@ -42,6 +42,7 @@ CREATE INDEX saga_parked_idx ON saga_instance (parked_on, created_at) WHERE park
 -- Work that is due: a step to (re)run, a lease that ran out after a crash.
 CREATE INDEX saga_due_idx ON saga_instance (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 CREATE INDEX saga_label_idx ON saga_instance (saga_type, label);
+CREATE INDEX saga_expires_idx ON saga_instance (expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX saga_step_deadline_idx ON saga_instance (step_deadline_at) WHERE step_deadline_at IS NOT NULL;
 
 -- Append-only: every transition of every saga, with the time and the reason.

@@ -83,7 +83,7 @@ public final class PaymentWorker implements AutoCloseable {
         });
         if (first) {
             afterOutboxWrite.run();
-            log.info("order {} payment {}", command.orderId(), outcome);
+            log.debug("order {} payment {}", command.orderId(), outcome);
         }
     }
 
