@@ -139,13 +139,18 @@ class SagaDecisionsTest {
     }
 
     @Test
-    void shouldCancelAnExpiredParkedSaga() {
+    void shouldUndoTheParkedStepItselfWhenASagaExpires() {
+        // Given a saga parked on its first step (an attempt may have booked the hotel before timing out)
         SagaInstance<Trip> parked = SagaDecisions.afterSyncStep(saga, begin(),
                 StepResult.unavailable("hotels", "down"), now, timings).after();
 
+        // When it expires
         Transition<Trip> t = SagaDecisions.expire(saga, parked, now.plus(Duration.ofMinutes(16)), timings);
 
-        assertThat(t.after().status()).isEqualTo(SagaStatus.FAILED);
+        // Then the hotel booking is cancelled before the saga ends
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
+        assertThat(t.after().parkedOn()).isNull();
         assertThat(t.reason()).isEqualTo("expired");
     }
 
