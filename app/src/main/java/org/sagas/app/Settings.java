@@ -127,7 +127,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** One line per setting, for {@code --help}. */
     public static List<String> describe() {
         List<String> lines = new ArrayList<>();
-        VARIABLES.forEach((name, d) -> lines.add(String.format("  %-30s %s%s", name, d[1],
+        VARIABLES.forEach((name, d) -> lines.add(String.format("  %-36s %s%s", name, d[1],
                 d[0].isEmpty() ? "" : " (default " + d[0] + ")")));
         return lines;
     }
