@@ -7,7 +7,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
@@ -159,11 +158,7 @@ final class Product implements AutoCloseable {
 
     /** Step timeouts, expiry of pending orders, idempotency-key retention. */
     private static AutoCloseable housekeeping(Node node) {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "housekeeping");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("housekeeping");
         IdempotencyStore keys = new IdempotencyStore(node.jdbi, OrderService.defaultRetention());
         scheduler.scheduleWithFixedDelay(() -> guarded("step timeouts", () -> node.engine.timeOutSteps(500)),
                 1, 1, TimeUnit.SECONDS);

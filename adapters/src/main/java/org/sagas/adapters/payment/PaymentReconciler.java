@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
@@ -33,11 +32,7 @@ public final class PaymentReconciler implements AutoCloseable {
     private final SagaEngine engine;
     private final PaymentProvider provider;
     private final Duration period;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "payment-reconciler");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("payment-reconciler");
 
     public PaymentReconciler(Jdbi jdbi, SagaEngine engine, PaymentProvider provider, Duration period) {
         this.jdbi = jdbi;

@@ -7,7 +7,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,11 +32,7 @@ public final class OrderGauges implements AutoCloseable {
     private final AtomicLong oldestPendingEpochMillis = new AtomicLong();
     private static final int TERMINAL_EVERY = 20;
     private long refreshes;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "order-gauges");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("order-gauges");
 
     public OrderGauges(Jdbi jdbi, MeterRegistry registry, Clock clock) {
         this.jdbi = jdbi;

@@ -2,7 +2,6 @@ package org.sagas.orchestrator.degraded;
 
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,11 +27,7 @@ public final class PendingResumer implements AutoCloseable {
     private final ResilientDependency inventory;
     private final TokenBucketPacer pacer;
     private final Duration stepBudget;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "pending-resumer");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("pending-resumer");
     private final AtomicBoolean wakeQueued = new AtomicBoolean();
 
     public PendingResumer(SagaEngine engine, ResilientDependency inventory, double maxPerSecond, Duration stepBudget) {
