@@ -63,6 +63,8 @@ class OrderingIT {
             // Then each aggregate's events arrived once each, in commit order, keyed by the aggregate
             assertThat(total).isGreaterThanOrEqualTo(EVENTS);
             Delivery.assertExactlyOnceInOrder(reader.seen(), committed);
+            // and the outbox stays small (the bound is 50 MB after 1 000 000 events)
+            assertThat(Tables.outboxBytes(dataSource)).isLessThan(50L * 1024 * 1024);
             // and the three relays share the 64 shards
             Map<String, Integer> leases = Leases.byRelay(dataSource);
             assertThat(leases).hasSize(3);

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -166,25 +165,22 @@ public final class SagaLikeWriter implements AutoCloseable {
         while (chosen.size() < aggregatesPerTransaction) {
             chosen.add(aggregates.get(random.nextInt(aggregates.size())));
         }
-        try (PreparedStatement bump = c.prepareStatement(
-                        "UPDATE test_aggregate SET version = version + 1 WHERE aggregate_id = ? RETURNING version");
-                PreparedStatement insert = c.prepareStatement("INSERT INTO outbox (aggregate_id, topic, message_id,"
-                        + " message_type, correlation_id, payload) VALUES (?, ?, ?, 'TestEvent', ?, ?)")) {
-            for (String aggregate : chosen) {
-                bump.setString(1, aggregate);
-                int version;
-                try (ResultSet rs = bump.executeQuery()) {
-                    rs.next();
-                    version = rs.getInt(1);
-                }
-                insert.setString(1, aggregate);
-                insert.setString(2, topic);
-                insert.setObject(3, UUID.randomUUID());
-                insert.setString(4, aggregate);
-                insert.setString(5, aggregate + ":" + version);
-                insert.addBatch();
+        // One round trip: lock the aggregates in a fixed order (no deadlocks between writers), bump
+        // their versions, and append one outbox row each carrying the new version, as the saga
+        // engine's optimistic-lock update followed by its outbox insert does.
+        try (PreparedStatement write = c.prepareStatement("WITH locked AS (SELECT aggregate_id FROM test_aggregate"
+                + " WHERE aggregate_id = ANY(?) ORDER BY aggregate_id FOR UPDATE),"
+                + " bumped AS (UPDATE test_aggregate t SET version = t.version + 1 FROM locked"
+                + "   WHERE t.aggregate_id = locked.aggregate_id RETURNING t.aggregate_id, t.version)"
+                + " INSERT INTO outbox (aggregate_id, topic, message_id, message_type, correlation_id, payload)"
+                + " SELECT aggregate_id, ?, gen_random_uuid(), 'TestEvent', aggregate_id, aggregate_id || ':' || version"
+                + " FROM bumped ORDER BY aggregate_id")) {
+            write.setArray(1, c.createArrayOf("text", chosen.toArray()));
+            write.setString(2, topic);
+            int written = write.executeUpdate();
+            if (written != chosen.size()) {
+                throw new IllegalStateException("wrote " + written + " rows for " + chosen.size() + " aggregates");
             }
-            insert.executeBatch();
         }
         if (random.nextInt(10) == 0) {
             // A slow transaction now and then: it holds ids that later-starting ones commit past.
