@@ -33,8 +33,9 @@ import org.sagas.relay.OutboxRelayException;
  * </ol>
  *
  * Prints progress and the figures to {@code out} and writes them as JSON to {@code resultFile}.
- * Writes only to a topic of its own ({@code relay-bench-<time>}); leaves the outbox empty. Not
- * thread-safe: one run at a time per database. Throws {@link OutboxRelayException} when the
+ * Writes only to a topic of its own ({@code relay-bench-<time>}); leaves the outbox empty. Needs the
+ * outbox to itself: throws {@link IllegalStateException} when another relay runs on the database.
+ * Not thread-safe: one run at a time per database. Throws {@link OutboxRelayException} when the
  * database fails and {@link UncheckedIOException} when the result cannot be written.
  */
 public final class RelayBenchmark {
@@ -101,8 +102,8 @@ public final class RelayBenchmark {
     public static Map<String, Object> run(DataSource ds, String bootstrapServers, PrintStream out, Path resultFile,
             Options options) {
         Map<String, Object> result = new LinkedHashMap<>();
-        BenchContext bench = BenchContext.create(ds, bootstrapServers, out, options);
         try {
+            BenchContext bench = BenchContext.create(ds, bootstrapServers, out, options);
             out.printf("relay benchmark: topic %s (%d partitions), %d cores, payload %d bytes%n", bench.topic(),
                     options.partitions(), Runtime.getRuntime().availableProcessors(), options.payloadBytes());
             steady(bench, result);
@@ -122,7 +123,8 @@ public final class RelayBenchmark {
         return result;
     }
 
-    private static void steady(BenchContext bench, Map<String, Object> result) throws SQLException, InterruptedException {
+    private static void steady(BenchContext bench, Map<String, Object> result)
+            throws SQLException, InterruptedException {
         Options o = bench.options();
         try (OutboxRelay relay = bench.startRelay("bench-steady")) {
             bench.awaitEmpty(Duration.ofMinutes(5));

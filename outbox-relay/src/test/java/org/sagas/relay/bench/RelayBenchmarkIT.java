@@ -10,7 +10,10 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 class RelayBenchmarkIT {
 
-    /** The full benchmark, only on request: {@code ./mvnw -B -pl outbox-relay verify -Drelay.bench=true -Dit.test=RelayBenchmarkIT}. */
+    /**
+     * The full benchmark, only on request:
+     * {@code ./mvnw -B -pl outbox-relay verify -Drelay.bench=true -Dit.test=RelayBenchmarkIT}.
+     */
     @Test
     @EnabledIfSystemProperty(named = "relay.bench", matches = "true")
     void shouldMeetTheRelayTargetsOnThisMachine() {
