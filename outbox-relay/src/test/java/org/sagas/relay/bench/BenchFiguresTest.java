@@ -17,6 +17,7 @@ class BenchFiguresTest {
         Latencies l = Latencies.of(nanos);
         assertThat(l.count()).isEqualTo(100);
         assertThat(l.p50Ms()).isEqualTo(50.0);
+        assertThat(l.p90Ms()).isEqualTo(90.0);
         assertThat(l.p99Ms()).isEqualTo(99.0);
         assertThat(l.maxMs()).isEqualTo(100.0);
     }
