@@ -73,7 +73,8 @@ public final class OutboxDeadLetters {
                 "WITH moved AS (DELETE FROM outbox_dead_letter WHERE id = :id RETURNING *)"
                         + " INSERT INTO outbox (id, aggregate_id, topic, message_id, message_type, correlation_id,"
                         + " payload, created_at) OVERRIDING SYSTEM VALUE"
-                        + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload, created_at"
+                        + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload,"
+                        + " created_at"
                         + " FROM moved")
                 .bind("id", id)
                 .execute() == 1));

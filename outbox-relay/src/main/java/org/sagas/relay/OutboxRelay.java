@@ -93,7 +93,7 @@ public final class OutboxRelay implements AutoCloseable {
         loopThread.start();
         long every = settings.metricsInterval().toMillis();
         housekeeping.scheduleWithFixedDelay(new Housekeeping(settings.dataSource(), settings.instanceId(), leases,
-                metrics, settings.vacuumThreshold()), 0, every, TimeUnit.MILLISECONDS);
+                metrics, settings.vacuumThreshold(), loop::deletedRows), 0, every, TimeUnit.MILLISECONDS);
         log.info("outbox relay {} started", settings.instanceId());
     }
 
@@ -230,7 +230,10 @@ public final class OutboxRelay implements AutoCloseable {
             return this;
         }
 
-        /** Dead tuples in {@code outbox} that make the relay holding shard 0 run {@code VACUUM outbox} (default 20 000). */
+        /**
+         * Dead rows in {@code outbox} (by the statistics, or deleted by this relay since its last
+         * vacuum) after which the relay runs {@code VACUUM outbox} (default 20 000).
+         */
         public Builder vacuumThreshold(long vacuumThreshold) {
             if (vacuumThreshold < 1) {
                 throw new IllegalArgumentException("vacuumThreshold must be positive, not " + vacuumThreshold);

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.sagas.relay.OutboxRelay;
 import org.sagas.relay.PublishListener;
+import org.sagas.relay.internal.RelaySession;
 
 /** What the benchmark's phases share: the database, the topic, the relay factory and the acknowledgements seen. */
 final class BenchContext implements PublishListener {
@@ -44,7 +45,15 @@ final class BenchContext implements PublishListener {
     }
 
     static BenchContext create(DataSource dataSource, String bootstrapServers, PrintStream out,
-            RelayBenchmark.Options options) {
+            RelayBenchmark.Options options) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            int others = RelaySession.liveRelays(c);
+            if (others > 0) {
+                // Their share of the shards would be published without our timing, and the figures be wrong.
+                throw new IllegalStateException(others + " outbox relay(s) already run on this database;"
+                        + " the relay benchmark needs the outbox to itself");
+            }
+        }
         String topic = "relay-bench-" + System.currentTimeMillis();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             admin.createTopics(List.of(new NewTopic(topic, options.partitions(), (short) 1))).all()

@@ -36,7 +36,10 @@ final class DrainPhase {
         }
     }
 
-    /** Seconds from {@code start} (just before the relay was started) until all {@code rows} were acknowledged and deleted. */
+    /**
+     * Seconds from {@code start} (just before the relay was started) until all {@code rows} were
+     * acknowledged and deleted.
+     */
     double timeDrain(long start, long acknowledgedBefore, int rows) throws SQLException {
         long before = acknowledgedBefore;
         long nextReport = start + TimeUnit.SECONDS.toNanos(1);

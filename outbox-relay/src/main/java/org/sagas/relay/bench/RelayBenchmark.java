@@ -33,8 +33,9 @@ import org.sagas.relay.OutboxRelayException;
  * </ol>
  *
  * Prints progress and the figures to {@code out} and writes them as JSON to {@code resultFile}.
- * Writes only to a topic of its own ({@code relay-bench-<time>}); leaves the outbox empty. Not
- * thread-safe: one run at a time per database. Throws {@link OutboxRelayException} when the
+ * Writes only to a topic of its own ({@code relay-bench-<time>}); leaves the outbox empty. Needs the
+ * outbox to itself: throws {@link IllegalStateException} when another relay runs on the database.
+ * Not thread-safe: one run at a time per database. Throws {@link OutboxRelayException} when the
  * database fails and {@link UncheckedIOException} when the result cannot be written.
  */
 public final class RelayBenchmark {
@@ -101,10 +102,11 @@ public final class RelayBenchmark {
     public static Map<String, Object> run(DataSource ds, String bootstrapServers, PrintStream out, Path resultFile,
             Options options) {
         Map<String, Object> result = new LinkedHashMap<>();
-        BenchContext bench = BenchContext.create(ds, bootstrapServers, out, options);
         try {
-            out.printf("relay benchmark: topic %s (%d partitions), %d cores, payload %d bytes%n", bench.topic(),
-                    options.partitions(), Runtime.getRuntime().availableProcessors(), options.payloadBytes());
+            BenchContext bench = BenchContext.create(ds, bootstrapServers, out, options);
+            out.printf("relay benchmark: topic %s (%d partitions), %d cores, load average %.2f, payload %d bytes%n",
+                    bench.topic(), options.partitions(), Runtime.getRuntime().availableProcessors(), loadAverage(),
+                    options.payloadBytes());
             steady(bench, result);
             drainAndSustain(bench, result);
         } catch (SQLException e) {
@@ -114,6 +116,7 @@ public final class RelayBenchmark {
             throw new OutboxRelayException("relay benchmark interrupted", e);
         }
         result.put("cores", Runtime.getRuntime().availableProcessors());
+        result.put("load_average_1m_at_end", loadAverage());
         result.put("topic_partitions", options.partitions());
         result.put("payload_bytes", options.payloadBytes());
         out.println("relay benchmark figures:");
@@ -122,7 +125,8 @@ public final class RelayBenchmark {
         return result;
     }
 
-    private static void steady(BenchContext bench, Map<String, Object> result) throws SQLException, InterruptedException {
+    private static void steady(BenchContext bench, Map<String, Object> result)
+            throws SQLException, InterruptedException {
         Options o = bench.options();
         try (OutboxRelay relay = bench.startRelay("bench-steady")) {
             bench.awaitEmpty(Duration.ofMinutes(5));
@@ -131,6 +135,7 @@ public final class RelayBenchmark {
             if (o.pollOnlyPhase()) {
                 Latencies polled = phase.run("steady (poll only, no wake-up)", o.steadyDuration(), false);
                 result.put("poll_only_p50_ms", polled.p50Ms());
+                result.put("poll_only_p90_ms", polled.p90Ms());
                 result.put("poll_only_p99_ms", polled.p99Ms());
                 result.put("poll_only_max_ms", polled.maxMs());
             }
@@ -138,6 +143,7 @@ public final class RelayBenchmark {
             result.put("steady_events", woken.count());
             result.put("steady_events_per_second_target", o.steadyEventsPerSecond());
             result.put("p50_ms", woken.p50Ms());
+            result.put("p90_ms", woken.p90Ms());
             result.put("p99_ms", woken.p99Ms());
             result.put("max_ms", woken.maxMs());
         }
@@ -162,6 +168,11 @@ public final class RelayBenchmark {
             result.put("outbox_bytes_peak", sustained.peakBytes());
             result.put("outbox_bytes_after", sustained.bytesAfter());
         }
+    }
+
+    /** The machine's 1-minute load average (other work on it shows in the latency tail), or -1. */
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private static void write(Path file, Map<String, Object> result) {

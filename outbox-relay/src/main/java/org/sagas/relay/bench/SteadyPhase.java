@@ -72,8 +72,8 @@ final class SteadyPhase {
             throw new IllegalStateException(label + ": only " + measured + " of " + events + " acknowledged in time");
         }
         Latencies result = Latencies.of(latencies);
-        bench.out().printf("%s: %d events at %d/s, commit -> ack p50 %.3f ms, p99 %.3f ms, max %.3f ms%n", label,
-                events, rate, result.p50Ms(), result.p99Ms(), result.maxMs());
+        bench.out().printf("%s: %d events at %d/s, commit -> ack p50 %.3f ms, p90 %.3f ms, p99 %.3f ms,"
+                + " max %.3f ms%n", label, events, rate, result.p50Ms(), result.p90Ms(), result.p99Ms(), result.maxMs());
         return result;
     }
 }

@@ -55,7 +55,8 @@ final class SustainedPhase {
                 nextReport += TimeUnit.SECONDS.toNanos(1);
                 long bytes = bench.outboxBytes();
                 peak = Math.max(peak, bytes);
-                bench.out().printf("  sustained: %d/%d written, %d published, outbox %.1f MB%n", Math.min(written.get(), events), events,
+                bench.out().printf("  sustained: %d/%d written, %d published, outbox %.1f MB%n",
+                        Math.min(written.get(), events), events,
                         bench.acknowledged() - acknowledgedBefore, bytes / 1e6);
             }
             BenchContext.pause(Duration.ofMillis(20));

@@ -3,22 +3,28 @@ package org.sagas.relay.internal;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The relay's periodic chores, off the publishing path: refreshes the table-wide gauges, reports
- * aggregates blocked behind a dead letter, and vacuums the outbox once enough rows were deleted
- * (autovacuum visits a database at most once per {@code autovacuum_naptime}, a minute by default,
- * far too rarely for a queue table that turns over thousands of rows a second). Each run borrows a
- * connection for a moment. Runs on one scheduler thread; not thread-safe.
+ * aggregates blocked behind a dead letter, and vacuums the outbox (autovacuum visits a database at
+ * most once per {@code autovacuum_naptime}, a minute by default, far too rarely for a queue table
+ * that turns over thousands of rows a second). It vacuums when the table has {@code vacuumThreshold}
+ * dead rows by the statistics, or when this relay alone deleted that many since its last vacuum
+ * (statistics lag under load), or when the outbox is empty but its table still big after a
+ * backlog (a vacuum then truncates the empty pages). {@code VACUUM (SKIP_LOCKED)}: when another
+ * relay or autovacuum is at it, this one skips. Each run borrows a connection for a moment. Runs on
+ * one scheduler thread; not thread-safe.
  */
 public final class Housekeeping implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
@@ -28,7 +34,10 @@ public final class Housekeeping implements Runnable {
             + " (SELECT (extract(epoch FROM clock_timestamp() - created_at) * 1000)::bigint"
             + "    FROM outbox ORDER BY id LIMIT 1) AS oldest_ms,"
             + " (SELECT count(*) FROM outbox_dead_letter) AS dead,"
-            + " (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'outbox'::regclass) AS dead_tuples";
+            + " (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'outbox'::regclass) AS dead_tuples,"
+            + " pg_relation_size('outbox') AS heap_bytes";
+    /** A table this big with nothing pending is worth a vacuum, which truncates its empty pages. */
+    private static final long SHRINK_BYTES = 8L * 1024 * 1024;
     private static final String BLOCKED = "SELECT d.aggregate_id, d.id, d.error, w.waiting,"
             + " (abs(hashtext(d.aggregate_id)) % " + ShardLeases.SHARDS + ") AS shard"
             + " FROM outbox_dead_letter d CROSS JOIN LATERAL (SELECT count(*) AS waiting FROM outbox o"
@@ -41,26 +50,32 @@ public final class Housekeeping implements Runnable {
     private final ShardLeases leases;
     private final RelayMetrics metrics;
     private final long vacuumThreshold;
+    private final LongSupplier deletedRows;
+    private long deletedAtLastVacuum;
     private final Map<String, Long> reportedBlocked = new HashMap<>();
     private boolean vacuumAllowed = true;
     private boolean failing;
 
     public Housekeeping(DataSource dataSource, String instanceId, ShardLeases leases, RelayMetrics metrics,
-            long vacuumThreshold) {
+            long vacuumThreshold, LongSupplier deletedRows) {
         this.dataSource = dataSource;
         this.instanceId = instanceId;
         this.leases = leases;
         this.metrics = metrics;
         this.vacuumThreshold = vacuumThreshold;
+        this.deletedRows = deletedRows;
     }
 
     @Override
     public void run() {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            long deadTuples = refresh(c);
-            // One relay vacuums: the one leasing shard 0.
-            if (vacuumAllowed && deadTuples >= vacuumThreshold && leases.owned().contains(0)) {
+            long deleted = deletedRows.getAsLong();
+            Table table = refresh(c);
+            long deletedHere = deleted - deletedAtLastVacuum;
+            if (vacuumAllowed && (table.deadTuples() >= vacuumThreshold || deletedHere >= vacuumThreshold
+                    || (deletedHere > 0 && table.pending() == 0 && table.heapBytes() >= SHRINK_BYTES))) {
+                deletedAtLastVacuum = deleted;
                 vacuum(c);
             }
             if (failing) {
@@ -76,17 +91,21 @@ public final class Housekeeping implements Runnable {
         }
     }
 
-    private long refresh(Connection c) throws SQLException {
+    private record Table(long pending, long deadTuples, long heapBytes) {}
+
+    private Table refresh(Connection c) throws SQLException {
         long pending;
         long oldest;
         long dead;
         long deadTuples;
+        long heapBytes;
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(TABLE)) {
             rs.next();
             pending = rs.getLong("pending");
             oldest = rs.getLong("oldest_ms");
             dead = rs.getLong("dead");
             deadTuples = rs.getLong("dead_tuples");
+            heapBytes = rs.getLong("heap_bytes");
         }
         long blocked = dead == 0 ? 0 : reportBlocked(c);
         if (dead == 0 && !reportedBlocked.isEmpty()) {
@@ -94,7 +113,7 @@ public final class Housekeeping implements Runnable {
             reportedBlocked.clear();
         }
         metrics.table(pending, Math.max(0, oldest), dead, blocked);
-        return deadTuples;
+        return new Table(pending, deadTuples, heapBytes);
     }
 
     /** Logs each blocked aggregate of this relay's shards once, then every few minutes while it stays blocked. */
@@ -133,9 +152,9 @@ public final class Housekeeping implements Runnable {
     private void vacuum(Connection c) {
         long started = System.nanoTime();
         try (Statement s = c.createStatement()) {
-            s.execute("VACUUM outbox");
-            java.sql.SQLWarning warning = s.getWarnings();
-            if (warning != null && warning.getMessage() != null && warning.getMessage().contains("skipping")) {
+            s.execute("VACUUM (SKIP_LOCKED) outbox");
+            SQLWarning warning = s.getWarnings();
+            if (warning != null && warning.getMessage() != null && warning.getMessage().contains("owner")) {
                 vacuumAllowed = false;
                 log.warn("outbox relay {}: not allowed to VACUUM outbox ({}); leaving it to autovacuum", instanceId,
                         warning.getMessage());

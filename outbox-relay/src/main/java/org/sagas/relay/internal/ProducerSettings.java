@@ -13,7 +13,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class ProducerSettings {
     private ProducerSettings() {}
 
-    /** Defaults, then {@code overrides}; throws {@link IllegalArgumentException} for an override that would break ordering or durability. */
+    /**
+     * Defaults, then {@code overrides}; throws {@link IllegalArgumentException} for an override that
+     * would break ordering or durability.
+     */
     public static Map<String, Object> build(String bootstrapServers, String instanceId, Map<String, Object> overrides) {
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -45,7 +48,8 @@ public final class ProducerSettings {
         if (!"true".equals(String.valueOf(config.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)))) {
             throw new IllegalArgumentException("the relay needs an idempotent producer");
         }
-        int inFlight = Integer.parseInt(String.valueOf(config.get(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
+        int inFlight = Integer.parseInt(
+                String.valueOf(config.get(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
         if (inFlight < 1 || inFlight > 5) {
             throw new IllegalArgumentException("max.in.flight.requests.per.connection must be 1..5, not " + inFlight);
         }

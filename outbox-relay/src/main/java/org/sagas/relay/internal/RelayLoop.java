@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,7 @@ public final class RelayLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RelayLoop.class);
     private static final Duration NETWORK_TIMEOUT = Duration.ofSeconds(30);
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long SLOW_ROUND_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RelaySettings settings;
     private final ShardLeases leases;
@@ -36,6 +39,7 @@ public final class RelayLoop implements Runnable {
     private final Backoff databaseBackoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(2));
     private final Backoff kafkaBackoff = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(1));
     private final List<Long> undeleted = new ArrayList<>();
+    private final AtomicLong deletedRows = new AtomicLong();
     private volatile boolean stopping;
     private volatile Thread thread;
     private RelaySession session;
@@ -50,6 +54,11 @@ public final class RelayLoop implements Runnable {
         this.wake = wake;
         this.metrics = metrics;
         this.poll = new AdaptivePoll(settings.pollInterval());
+    }
+
+    /** How many acknowledged rows this relay has deleted so far (for the vacuum decision). */
+    public long deletedRows() {
+        return deletedRows.get();
     }
 
     /** Asks the loop to finish its round and stop; returns at once. */
@@ -95,22 +104,36 @@ public final class RelayLoop implements Runnable {
             nextLeaseTick = now + settings.leaseCheckInterval().toNanos();
         }
         Set<Integer> owned = leases.owned();
+        Producer<String, String> kafka = producer();
+        if (kafka == null) {
+            pause(kafkaBackoff.nextNanos());
+            return;
+        }
         if (owned.isEmpty()) {
             deleteAcknowledged();
             pause(nextLeaseTick - System.nanoTime());
             return;
         }
+        long readStart = System.nanoTime();
         List<OutboxRow> rows = session.deleteAndRead(undeleted,
                 owned.size() == ShardLeases.SHARDS ? null : owned, settings.batchSize());
+        deletedRows.addAndGet(undeleted.size());
         undeleted.clear();
         if (rows.isEmpty()) {
             wake.await(Math.min(poll.idlePauseNanos(), Math.max(0, nextLeaseTick - System.nanoTime())));
             return;
         }
         poll.foundRows();
-        PublishRound round = new PublishRound(producer(), () -> stopping, settings.closeTimeout().toNanos(),
+        PublishRound round = new PublishRound(kafka, () -> stopping, settings.closeTimeout().toNanos(),
                 this::acknowledged);
-        settle(round.publish(rows));
+        long publishStart = System.nanoTime();
+        PublishRound.Result result = round.publish(rows);
+        long end = System.nanoTime();
+        if (end - readStart > SLOW_ROUND_NANOS) {
+            log.info("outbox relay {}: slow round: {} rows, read {} ms, publish {} ms", settings.instanceId(),
+                    rows.size(), (publishStart - readStart) / 1_000_000, (end - publishStart) / 1_000_000);
+        }
+        settle(result);
     }
 
     private void settle(PublishRound.Result result) throws SQLException {
@@ -143,20 +166,30 @@ public final class RelayLoop implements Runnable {
     private void acknowledged(OutboxRow row, long ackNanoTime) {
         metrics.acknowledged(row.createdAt());
         if (settings.publishListener() != null) {
-            settings.publishListener().published(row.messageId(), row.aggregateId(), ackNanoTime);
+            try {
+                settings.publishListener().published(row.messageId(), row.aggregateId(), ackNanoTime);
+            } catch (RuntimeException e) {
+                log.warn("outbox relay {}: publish listener failed: {}", settings.instanceId(), describe(e));
+            }
         }
     }
 
     private void deleteAcknowledged() throws SQLException {
         if (!undeleted.isEmpty()) {
             session.delete(undeleted);
+            deletedRows.addAndGet(undeleted.size());
             undeleted.clear();
         }
     }
 
+    /** The producer, created on first use; null (and a warning) when it cannot be created. */
     private Producer<String, String> producer() {
         if (producer == null) {
-            producer = new KafkaProducer<>(settings.producerConfig());
+            try {
+                producer = new KafkaProducer<>(settings.producerConfig());
+            } catch (KafkaException e) {
+                warnKafka(e);
+            }
         }
         return producer;
     }
@@ -189,7 +222,7 @@ public final class RelayLoop implements Runnable {
         long now = System.nanoTime();
         if (now - lastKafkaWarning >= WARN_EVERY_NANOS) {
             lastKafkaWarning = now;
-            log.warn("outbox relay {}: sends fail ({}); the rows stay in the outbox and are retried in order",
+            log.warn("outbox relay {}: cannot publish ({}); the rows stay in the outbox and are retried in order",
                     settings.instanceId(), describe(e));
         }
     }

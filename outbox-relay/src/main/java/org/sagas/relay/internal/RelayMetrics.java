@@ -62,7 +62,8 @@ public final class RelayMetrics implements AutoCloseable {
         this.deadLettered = add(Counter.builder("outbox.dead.lettered")
                 .description("Rows moved to the dead letters").tags(tags).register(registry));
         this.sendFailures = add(Counter.builder("outbox.send.failures")
-                .description("Sends that failed and will be retried").tags(tags).register(registry));
+                .description("Publishing rounds in which a send failed; the rows stay and are retried")
+                .tags(tags).register(registry));
     }
 
     public void acknowledged(Instant createdAt) {

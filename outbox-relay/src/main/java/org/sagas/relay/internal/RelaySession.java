@@ -81,7 +81,8 @@ public final class RelaySession implements AutoCloseable {
     }
 
     /** Opens a session and joins the relay group. */
-    public static RelaySession open(DataSource dataSource, String instanceId, Duration networkTimeout) throws SQLException {
+    public static RelaySession open(DataSource dataSource, String instanceId, Duration networkTimeout)
+            throws SQLException {
         Connection c = dataSource.getConnection();
         try {
             c.setAutoCommit(true);
@@ -103,6 +104,17 @@ public final class RelaySession implements AutoCloseable {
         } catch (SQLException | RuntimeException e) {
             abort(c);
             throw e;
+        }
+    }
+
+    /** How many relays are live on {@code c}'s database (sessions holding the membership lock). */
+    public static int liveRelays(Connection c) throws SQLException {
+        String sql = "SELECT count(DISTINCT l.pid) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted"
+                + " AND l.objsubid = 2 AND l.classid::bigint = " + MEMBER_SPACE
+                + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 

@@ -27,7 +27,8 @@ public enum SendFailure {
      */
     public static SendFailure of(Throwable error) {
         Throwable e = error;
-        if (e instanceof KafkaException && !(e instanceof RetriableException) && e.getCause() instanceof RetriableException) {
+        if (e instanceof KafkaException && !(e instanceof RetriableException)
+                && e.getCause() instanceof RetriableException) {
             e = e.getCause();
         }
         if (e instanceof RecordTooLargeException || e instanceof InvalidRecordException
