@@ -295,4 +295,35 @@ class DegradedModeIT {
         Invariants.check(product, List.of(id));
         Invariants.assertStock(product, sku, 5, 0);
     }
+
+    @Test
+    @Order(7)
+    void shouldReleaseTheStockATimedOutReservationTookWhenItsPendingOrderExpires() {
+        // Given a pending time to live of 2 s and an inventory slower (700 ms) than our 300 ms
+        // attempts but faster than the client's deadline
+        product.ensure(SHORT_TTL);
+        String sku = sku();
+        product.stock(sku, 5);
+        product.inventoryFaults(GameDay.inventoryLatency(700));
+
+        // When an order is submitted with 1.2 s to spare
+        Answer answer = Submissions.one((key, body) -> product.submit(key, body, "X-Deadline",
+                Long.toString(System.currentTimeMillis() + 1200)), TestProduct.order("c-ttl-slow", sku, 2, 100));
+
+        // Then our attempts time out and the order is parked ...
+        assertThat(answer.orderStatus()).as("%s", answer).isEqualTo("PENDING_CONFIRMATION");
+        UUID id = answer.orderId();
+        // ... while the inventory, with time left before the deadline, did reserve for it
+        await("the timed-out attempt's reservation").atMost(Duration.ofSeconds(5))
+                .until(() -> product.reservations(id).findValuesAsText("status").contains("RESERVED"));
+        product.healthy();
+
+        // When the order waits longer than its time to live, before its first retry
+        // Then it is cancelled as expired, and the stock the timed-out attempt took is returned
+        product.awaitStatus(id, "CANCELLED", SETTLE);
+        assertThat(Invariants.reasons(product, id)).contains("expired");
+        assertThat(product.charges(id)).isEmpty();
+        Invariants.check(product, List.of(id));
+        Invariants.assertStock(product, sku, 5, 0);
+    }
 }

@@ -66,11 +66,16 @@ public final class SagaDecisions {
         return new Transition<>(inst, after, "no reply to " + inst.step() + " in time", List.of());
     }
 
-    /** A parked forward step waited longer than its time to live: undo what was done, then end. */
+    /**
+     * A parked forward step waited longer than its time to live: undo what was done, then end. The
+     * parked step is undone too: an attempt that timed out on our side may still have taken effect
+     * at the participant, and its compensation (keyed like the step) undoes that, or makes a late
+     * arrival hold nothing.
+     */
     public static <D> Transition<D> expire(SagaDefinition<D> def, SagaInstance<D> inst, Instant now,
             SagaTimings timings) {
         requireForward(inst);
-        return compensateFrom(def, inst, inst.stepIndex() - 1, inst.data(), "expired", now, timings, new ArrayList<>());
+        return compensateFrom(def, inst, inst.stepIndex(), inst.data(), "expired", now, timings, new ArrayList<>());
     }
 
     private static <D> Transition<D> afterCompensation(SagaDefinition<D> def, SagaInstance<D> inst,

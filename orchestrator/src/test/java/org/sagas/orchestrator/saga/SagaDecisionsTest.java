@@ -139,14 +139,23 @@ class SagaDecisionsTest {
     }
 
     @Test
-    void shouldCancelAnExpiredParkedSaga() {
+    void shouldUndoTheParkedStepItselfWhenAParkedSagaExpires() {
+        // Given a saga parked on its first step: the hotel may have booked a room for an attempt we gave up on
         SagaInstance<Trip> parked = SagaDecisions.afterSyncStep(saga, begin(),
-                StepResult.unavailable("hotels", "down"), now, timings).after();
+                StepResult.unavailable("hotels", "timeout"), now, timings).after();
 
+        // When it expires
         Transition<Trip> t = SagaDecisions.expire(saga, parked, now.plus(Duration.ofMinutes(16)), timings);
 
-        assertThat(t.after().status()).isEqualTo(SagaStatus.FAILED);
+        // Then that step's compensation runs at once, and never expires itself
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
         assertThat(t.reason()).isEqualTo("expired");
+        assertThat(t.after().expiresAt()).isNull();
+        assertThat(t.runsOn()).isTrue();
+        Transition<Trip> undone = SagaDecisions.afterSyncStep(saga, t.after(), StepResult.done(TripSaga.trip()),
+                now.plus(Duration.ofMinutes(16)), timings);
+        assertThat(undone.after().status()).isEqualTo(SagaStatus.COMPENSATED);
     }
 
     @Test
