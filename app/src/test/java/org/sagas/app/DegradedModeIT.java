@@ -60,8 +60,10 @@ class DegradedModeIT {
 
     @AfterAll
     static void restore() {
-        product.defaults();
-        product.healthy();
+        if (product != null) {
+            product.defaults();
+            product.healthy();
+        }
     }
 
     @Test
