@@ -308,9 +308,9 @@ class DegradedModeIT {
         product.stock(sku, 5);
         product.inventoryFaults(GameDay.inventoryLatency(700));
 
-        // When an order is submitted with 1.2 s to spare
+        // When an order is submitted with 1.5 s to spare
         Answer answer = Submissions.one((key, body) -> product.submit(key, body, "X-Deadline",
-                Long.toString(System.currentTimeMillis() + 1200)), TestProduct.order("c-ttl-slow", sku, 2, 100));
+                Long.toString(System.currentTimeMillis() + 1500)), TestProduct.order("c-ttl-slow", sku, 2, 100));
 
         // Then our attempts time out and the order is parked ...
         assertThat(answer.orderStatus()).as("%s", answer).isEqualTo("PENDING_CONFIRMATION");

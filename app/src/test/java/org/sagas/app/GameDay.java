@@ -74,6 +74,7 @@ final class GameDay {
     /** Whether an idempotency key was stored. */
     static boolean keyStored(TestProduct product, String key) {
         return product.product().node().jdbi.withHandle(h -> h.createQuery(
-                "SELECT count(*) FROM idempotency_keys WHERE idem_key = :k").bind("k", key).mapTo(Long.class).one()) > 0;
+                "SELECT count(*) FROM idempotency_keys WHERE idem_key = :k").bind("k", key)
+                .mapTo(Long.class).one()) > 0;
     }
 }

@@ -32,6 +32,17 @@ import org.sagas.testkit.TestInfra;
  */
 @RealInfrastructure
 class ProtectionIT {
+    /**
+     * A hair-trigger breaker (50% failures over 10 calls); attempts allowed 8 s and a bulkhead with
+     * room for every call, so slow calls wait in flight instead of being parked; the test's clients
+     * allow 5 to 10 s. Timeouts are generous so that only answers, never this machine's hiccups,
+     * reach the breaker.
+     */
+    private static final Map<String, String> SETTINGS = Map.of(
+            "SAGA_INVENTORY_BREAKER_MIN_CALLS", "10",
+            "SAGA_INVENTORY_TIMEOUT_MS", "8000",
+            "SAGA_INVENTORY_BULKHEAD_PERMITS", "100");
+
     private static TestProduct product;
 
     @BeforeAll
@@ -41,6 +52,7 @@ class ProtectionIT {
 
     @BeforeEach
     void healthyBefore() {
+        product.ensure(SETTINGS);
         product.healthy();
     }
 
@@ -59,9 +71,7 @@ class ProtectionIT {
 
     @Test
     void shouldKeepTheInventoryBreakerClosedWhenMostOrdersAreOutOfStock() {
-        // Given a hair-trigger breaker (50% failures over 10 calls), one SKU with stock for 80
-        // orders and one sold out; timeouts generous so only answers reach the breaker
-        product.ensure(Map.of("SAGA_INVENTORY_BREAKER_MIN_CALLS", "10"));
+        // Given a hair-trigger breaker, one SKU with stock for 80 orders and one sold out
         String inStock = sku();
         String soldOut = sku();
         product.stock(inStock, 80);
@@ -115,10 +125,8 @@ class ProtectionIT {
 
     @Test
     void shouldShedLowPriorityRequestsBeyondThirtyInFlightWhileHighOnesAreStillAdmitted() throws Exception {
-        // Given an inventory taking 3 s, clients allowing 10 s, attempts allowed 8 s and room for
-        // every call in the bulkhead, so requests wait in flight instead of being parked; a SKU
-        // per order, so the sandbox's reservations do not queue on one stock row
-        product.ensure(Map.of("SAGA_INVENTORY_TIMEOUT_MS", "8000", "SAGA_INVENTORY_BULKHEAD_PERMITS", "100"));
+        // Given an inventory taking 3 s, and a SKU per order so the sandbox's reservations do not
+        // queue on one stock row
         List<String> skus = new ArrayList<>();
         for (int i = 0; i < 45; i++) {
             skus.add(sku());
