@@ -79,6 +79,18 @@ final class TestProduct implements AutoCloseable {
         start();
     }
 
+    /**
+     * Runs with {@code overrides} on top of the test defaults, restarting only if the product runs
+     * with other settings now, so tests that share settings share one start.
+     */
+    synchronized void ensure(Map<String, String> overrides) {
+        Map<String, String> wanted = new HashMap<>(defaults);
+        wanted.putAll(overrides);
+        if (!env.equals(wanted)) {
+            reconfigure(overrides);
+        }
+    }
+
     /** Restarts with the test defaults if anything was overridden. */
     synchronized void defaults() {
         if (!env.equals(defaults)) {
@@ -107,9 +119,18 @@ final class TestProduct implements AutoCloseable {
     }
 
     HttpResponse<String> submit(String key, String body, String... headers) {
+        return submit(key, body, !java.util.Arrays.asList(headers).contains("X-Deadline"), headers);
+    }
+
+    /** Submits without {@code X-Deadline}: the API's own request budget (500 ms by default) applies. */
+    HttpResponse<String> submitWithinApiBudget(String key, String body, String... headers) {
+        return submit(key, body, false, headers);
+    }
+
+    private HttpResponse<String> submit(String key, String body, boolean testDeadline, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(api("/orders")).timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
-        if (!java.util.Arrays.asList(headers).contains("X-Deadline")) {
+        if (testDeadline) {
             b.header("X-Deadline", Long.toString(System.currentTimeMillis() + 5000));
         }
         if (key != null) {
@@ -146,6 +167,17 @@ final class TestProduct implements AutoCloseable {
 
     JsonNode charges(UUID orderId) {
         return get(payments("/charges?orderId=" + orderId));
+    }
+
+    /** The sandbox inventory's reservations for {@code orderId}, whatever their status. */
+    JsonNode reservations(UUID orderId) {
+        return get(inventory("/reservations?orderId=" + orderId));
+    }
+
+    /** The API's metrics, as Prometheus text. */
+    Metrics metrics() {
+        return Metrics.parse(send(HttpRequest.newBuilder(api("/metrics")).timeout(Duration.ofSeconds(10)).GET()
+                .build()).body());
     }
 
     JsonNode order(UUID orderId) {

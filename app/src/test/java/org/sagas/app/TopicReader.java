@@ -1,10 +1,14 @@
 package org.sagas.app;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,5 +39,38 @@ final class TopicReader {
             }
         }
         return types;
+    }
+
+    /** A message as published: its type header and its JSON body. */
+    record Message(String type, JsonNode payload) {}
+
+    /**
+     * The messages published under each of {@code keys}, in order, read until every key has at
+     * least {@code perKey} or {@code within} has passed.
+     */
+    static Map<String, List<Message>> messagesFor(String bootstrap, String topic, Collection<String> keys, int perKey,
+            Duration within) {
+        Set<String> wanted = Set.copyOf(keys);
+        Map<String, List<Message>> found = new HashMap<>();
+        try (var consumer = new KafkaConsumer<String, String>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long end = System.nanoTime() + within.toNanos();
+            while (System.nanoTime() < end && !(found.keySet().containsAll(wanted)
+                    && found.values().stream().allMatch(l -> l.size() >= perKey))) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (wanted.contains(r.key())) {
+                        String type = new String(r.headers().lastHeader(Topics.MESSAGE_TYPE).value(),
+                                StandardCharsets.UTF_8);
+                        found.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                                .add(new Message(type, TestProduct.read(r.value())));
+                    }
+                }
+            }
+        }
+        return found;
     }
 }
