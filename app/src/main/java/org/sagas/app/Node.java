@@ -64,8 +64,7 @@ final class Node implements AutoCloseable {
                 new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry,
                 settings.degradedMode()),
                 settings.paymentTimeout());
-        SagaTimings defaults = SagaTimings.defaults();
-        this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), defaults.parkRetry(),
+        this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
         this.gauges = new OrderGauges(jdbi, registry, clock).start(Duration.ofMillis(500));
         gauges.recordTerminals(engine, registry);

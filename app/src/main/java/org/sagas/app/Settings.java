@@ -17,7 +17,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         int apiPort, int inventoryPort, int paymentPort, String inventoryUrl, String paymentUrl, Path dataDir,
         int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
         Duration pendingTtl, long requestBudgetMillis, boolean degradedMode, boolean shedding,
-        java.util.Set<String> inventoryLayers, Duration stepLease, Map<String, String> raw) {
+        java.util.Set<String> inventoryLayers, Duration stepLease, Duration parkRetry, Map<String, String> raw) {
 
     /** Variable → (default, description). */
     public static final Map<String, String[]> VARIABLES = new LinkedHashMap<>();
@@ -42,6 +42,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_PENDING_TTL_MS", "900000", "pending longer than this → CANCELLED (expired)");
         v("SAGA_LOG_LEVEL", "INFO", "root log level (logback)");
         v("SAGA_STEP_LEASE_MS", "30000", "a step whose runner died is run again after this");
+        v("SAGA_PARK_RETRY_MS", "5000", "a parked saga is tried again after this (sooner when the breaker closes)");
         v("SAGA_REQUEST_BUDGET_MS", "500", "POST /orders budget when the client sends no X-Deadline");
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
@@ -106,7 +107,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 Duration.ofMillis(integer(raw, "SAGA_PENDING_TTL_MS", 1_000, Integer.MAX_VALUE)),
                 integer(raw, "SAGA_REQUEST_BUDGET_MS", 1, 600_000), bool(raw, "SAGA_DEGRADED_MODE"),
                 bool(raw, "SAGA_SHEDDING"), layers(raw.get("SAGA_INVENTORY_LAYERS")),
-                Duration.ofMillis(integer(raw, "SAGA_STEP_LEASE_MS", 100, Integer.MAX_VALUE)), raw);
+                Duration.ofMillis(integer(raw, "SAGA_STEP_LEASE_MS", 100, Integer.MAX_VALUE)),
+                Duration.ofMillis(integer(raw, "SAGA_PARK_RETRY_MS", 10, Integer.MAX_VALUE)), raw);
     }
 
     public boolean embeddedDatabase() {
@@ -121,7 +123,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     public Settings withInfrastructure(String jdbcUrl, String user, String password, String bootstrap) {
         return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
-                resumeRate, pendingTtl, requestBudgetMillis, degradedMode, shedding, inventoryLayers, stepLease, raw);
+                resumeRate, pendingTtl, requestBudgetMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry, raw);
     }
 
     /** One line per setting, for {@code --help}. */

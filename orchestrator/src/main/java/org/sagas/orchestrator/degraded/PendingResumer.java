@@ -39,8 +39,12 @@ public final class PendingResumer implements AutoCloseable {
             if (state == CircuitState.OPEN) {
                 pacer.backOff();
             } else if (state == CircuitState.CLOSED) {
-                log.info("inventory breaker closed: resuming pending orders");
-                wake();
+                // Listeners run under the breaker's lock: hand the database work to the resumer's thread.
+                scheduler.execute(() -> {
+                    int due = engine.makeDue(OrderSaga.INVENTORY);
+                    log.info("inventory breaker closed: resuming {} parked sagas", due);
+                    tick();
+                });
             }
         });
     }

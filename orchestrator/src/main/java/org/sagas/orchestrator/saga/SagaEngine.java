@@ -165,6 +165,20 @@ public final class SagaEngine {
         return claimed.size();
     }
 
+    /**
+     * Makes every saga parked on {@code dependency} due now (the dependency is back), instead of
+     * at its next retry time. Resuming still goes oldest first, at the caller's pace. A saga a
+     * runner holds at this moment may be run twice; participant keys and the version check keep
+     * that to one effect.
+     *
+     * @return how many sagas became due
+     */
+    public int makeDue(String dependency) {
+        return jdbi.withHandle(h -> h.createUpdate("UPDATE saga_instance SET next_attempt_at = :now"
+                        + " WHERE parked_on = :dependency AND next_attempt_at > :now")
+                .bind("dependency", dependency).bind("now", java.sql.Timestamp.from(clock.instant())).execute());
+    }
+
     /** Marks asynchronous steps whose reply is late; they keep waiting, visibly. */
     public int timeOutSteps(int limit) {
         List<Transition<?>> done = jdbi.inTransaction(h -> {
