@@ -68,7 +68,12 @@ public final class KafkaBroker implements AutoCloseable {
                 format(config);
             }
             process = javaProcess("kafka.Kafka", config.toString()).start();
-            awaitReady(Duration.ofSeconds(90));
+            try {
+                awaitReady(Duration.ofSeconds(90));
+            } catch (IOException | RuntimeException e) {
+                end(true); // never leave a half-started broker behind
+                throw e;
+            }
             log.info("Kafka broker ready at {} (data {})", bootstrapServers(), dataDirectory);
             return this;
         } catch (IOException e) {

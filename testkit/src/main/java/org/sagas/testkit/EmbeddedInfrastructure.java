@@ -13,7 +13,12 @@ final class EmbeddedInfrastructure extends Infrastructure {
     EmbeddedInfrastructure(Path directory) {
         this.directory = directory;
         this.postgres = EmbeddedPostgresServer.start(directory.resolve("pg").resolve("data"), 0);
-        this.broker = new KafkaBroker(directory.resolve("kafka"), 0).start();
+        try {
+            this.broker = new KafkaBroker(directory.resolve("kafka"), 0).start();
+        } catch (RuntimeException e) {
+            postgres.close(); // nothing else would stop it: the shutdown hook is not registered yet
+            throw e;
+        }
     }
 
     @Override
