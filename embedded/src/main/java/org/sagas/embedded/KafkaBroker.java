@@ -237,6 +237,10 @@ public final class KafkaBroker implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IOException("Kafka broker exited with " + process.exitValue() + "; see " + logFile());
             }
+            if (!listening()) {
+                pause(200);
+                continue;
+            }
             try (Admin admin = admin()) {
                 admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
                 return;
@@ -248,6 +252,16 @@ public final class KafkaBroker implements AutoCloseable {
             }
         }
         throw new IOException("Kafka broker not ready after " + timeout.toSeconds() + " s; see " + logFile());
+    }
+
+    /** A plain TCP probe first, so the admin client does not log refused connections while the JVM boots. */
+    private boolean listening() {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private Admin admin() {
