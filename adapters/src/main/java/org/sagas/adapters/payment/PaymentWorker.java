@@ -61,12 +61,8 @@ public final class PaymentWorker implements AutoCloseable {
             throw new PoisonMessage("unexpected message type " + message.type() + " on " + Topics.PAYMENTS_COMMANDS);
         }
         ChargePayment command = read(message.payload());
-        boolean seen = jdbi.withHandle(h -> h.createQuery("SELECT 1 FROM inbox WHERE consumer = :c AND message_id = :id")
-                .bind("c", CONSUMER).bind("id", message.messageId()).mapTo(Integer.class).findOne().isPresent());
-        if (seen) {
-            log.debug("command {} for order {} already handled", message.messageId(), command.orderId());
-            return;
-        }
+        // A redelivered command calls the provider again with the same key and gets the stored answer;
+        // the inbox below keeps its effect (the reply) to one.
         PaymentProvider.Charge outcome = charge.apply(command);
         OutgoingMessage reply = outcome == PaymentProvider.Charge.CAPTURED
                 ? new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(), OrderMessages.PAYMENT_CAPTURED,

@@ -107,6 +107,9 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
 
     @Override
     public void onTransition(Handle handle, SagaInstance<OrderData> after, String reason) {
+        if (after.version() == 0) {
+            return; // the order row was inserted with this status in the same transaction
+        }
         handle.createUpdate("UPDATE orders SET status = :status, updated_at = now() WHERE order_id = :id")
                 .bind("status", after.label()).bind("id", after.id()).execute();
     }

@@ -30,32 +30,39 @@ final class SagaStore {
         }
     }
 
+    private static final String HISTORY = "INSERT INTO saga_history (saga_id, status, step, label, reason)"
+            + " SELECT saga_id, :status, :step, :label, :reason";
+
     private SagaStore() {}
 
     static <D> void insert(Handle h, Transition<D> t) {
         SagaInstance<D> s = t.after();
-        h.createUpdate("INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version, data, parked_on,"
-                        + " park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at)"
-                        + " VALUES (:id, :type, :status, :step, :label, :version, CAST(:data AS jsonb), :parkedOn,"
-                        + " :parkReason, :parkCount, :next, :stepDeadline, :expires, :created)")
+        // One round trip for the instance and its first history row.
+        h.createUpdate("WITH created AS (INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version,"
+                        + " data, parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at,"
+                        + " created_at) VALUES (:id, :type, :status, :step, :label, :version, CAST(:data AS jsonb),"
+                        + " :parkedOn, :parkReason, :parkCount, :next, :stepDeadline, :expires, :created)"
+                        + " RETURNING saga_id) " + HISTORY + " FROM created")
                 .bind("id", s.id()).bind("type", s.type()).bind("created", ts(s.createdAt()))
-                .bindMap(values(s)).execute();
-        written(h, t);
+                .bind("reason", t.reason()).bindMap(values(s)).execute();
+        OutboxWriter.append(h, t.messages(), s.id().toString());
     }
 
     static <D> void update(Handle h, Transition<D> t) {
         t.before().status().checkMoveTo(t.after().status());
         SagaInstance<D> s = t.after();
-        int rows = h.createUpdate("UPDATE saga_instance SET status = :status, step = :step, label = :label,"
-                        + " version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
+        // The version check and the history row in one round trip: no row moved, no history written.
+        int rows = h.createUpdate("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
+                        + " label = :label, version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
                         + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
                         + " step_deadline_at = :stepDeadline, expires_at = :expires, updated_at = now()"
-                        + " WHERE saga_id = :id AND version = :expected")
-                .bind("id", s.id()).bind("expected", t.before().version()).bindMap(values(s)).execute();
+                        + " WHERE saga_id = :id AND version = :expected RETURNING saga_id) " + HISTORY + " FROM moved")
+                .bind("id", s.id()).bind("expected", t.before().version()).bind("reason", t.reason())
+                .bindMap(values(s)).execute();
         if (rows != 1) {
             throw new ConcurrentSagaUpdate(s.id(), t.before().version());
         }
-        written(h, t);
+        OutboxWriter.append(h, t.messages(), s.id().toString());
     }
 
     /** Bumps the version and sets a lease: the claim a runner makes before running a step. */
@@ -98,15 +105,6 @@ final class SagaStore {
         return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE expires_at <= :now"
                         + " AND status = 'PARKED' ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED")
                 .bind("now", ts(now)).bind("limit", limit).map(SagaStore::row).list();
-    }
-
-    private static <D> void written(Handle h, Transition<D> t) {
-        SagaInstance<D> s = t.after();
-        h.createUpdate("INSERT INTO saga_history (saga_id, status, step, label, reason)"
-                        + " VALUES (:id, :status, :step, :label, :reason)")
-                .bind("id", s.id()).bind("status", s.status().name()).bind("step", s.step())
-                .bind("label", s.label()).bind("reason", t.reason()).execute();
-        OutboxWriter.append(h, t.messages(), s.id().toString());
     }
 
     private static <D> java.util.Map<String, Object> values(SagaInstance<D> s) {
