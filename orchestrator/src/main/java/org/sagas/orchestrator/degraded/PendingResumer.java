@@ -29,6 +29,14 @@ public final class PendingResumer implements AutoCloseable {
     private final Duration stepBudget;
     private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("pending-resumer");
     private final AtomicBoolean wakeQueued = new AtomicBoolean();
+    /** Resumes run in parallel so the pace, not one thread's round trips, sets the rate. */
+    private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newFixedThreadPool(
+            WORKERS, r -> {
+                Thread t = new Thread(r, "pending-resume-worker");
+                t.setDaemon(true);
+                return t;
+            });
+    private static final int WORKERS = 8;
 
     public PendingResumer(SagaEngine engine, ResilientDependency inventory, double maxPerSecond, Duration stepBudget) {
         this.engine = engine;
@@ -77,7 +85,11 @@ public final class PendingResumer implements AutoCloseable {
         // Drains as far as the pacer allows in this pass; the breaker's state decides whether to try at all.
         long passEnds = System.nanoTime() + Duration.ofMillis(900).toNanos();
         while (System.nanoTime() < passEnds && inventory.state() != CircuitState.OPEN) {
-            if (!pacer.tryAcquire()) {
+            int permits = 0;
+            while (permits < WORKERS && pacer.tryAcquire()) {
+                permits++;
+            }
+            if (permits == 0) {
                 Duration wait = pacer.timeUntilNextPermit();
                 if (System.nanoTime() + wait.toNanos() > passEnds) {
                     return;
@@ -85,7 +97,7 @@ public final class PendingResumer implements AutoCloseable {
                 sleep(wait);
                 continue;
             }
-            if (engine.runDue(1, Set.of(), OrderSaga.INVENTORY, stepBudget.toMillis()) == 0) {
+            if (engine.runDue(permits, Set.of(), OrderSaga.INVENTORY, stepBudget.toMillis(), workers) < permits) {
                 return;
             }
         }
@@ -102,6 +114,7 @@ public final class PendingResumer implements AutoCloseable {
     @Override
     public void close() {
         scheduler.shutdownNow();
+        workers.shutdownNow();
         try {
             scheduler.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

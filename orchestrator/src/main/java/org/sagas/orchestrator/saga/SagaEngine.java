@@ -149,6 +149,15 @@ public final class SagaEngine {
      * @return how many instances were run
      */
     public int runDue(int limit, Set<String> skipParkedOn, String onlyParkedOn, long stepBudgetMillis) {
+        return runDue(limit, skipParkedOn, onlyParkedOn, stepBudgetMillis, Runnable::run);
+    }
+
+    /**
+     * As {@link #runDue(int, Set, String, long)}, running the claimed instances on {@code executor}
+     * (in parallel) and returning once all of them ran.
+     */
+    public int runDue(int limit, Set<String> skipParkedOn, String onlyParkedOn, long stepBudgetMillis,
+            java.util.concurrent.Executor executor) {
         Instant now = clock.instant();
         Instant lease = now.plus(timings.lease());
         List<SagaInstance<?>> claimed = jdbi.inTransaction(h -> {
@@ -159,9 +168,12 @@ public final class SagaEngine {
             }
             return list;
         });
+        List<java.util.concurrent.CompletableFuture<Void>> runs = new ArrayList<>();
         for (SagaInstance<?> instance : claimed) {
-            runClaimed(instance, clock.millis() + stepBudgetMillis);
+            runs.add(java.util.concurrent.CompletableFuture.runAsync(
+                    () -> runClaimed(instance, clock.millis() + stepBudgetMillis), executor));
         }
+        java.util.concurrent.CompletableFuture.allOf(runs.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
         return claimed.size();
     }
 
