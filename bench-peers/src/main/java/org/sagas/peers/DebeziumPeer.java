@@ -41,7 +41,7 @@ final class DebeziumPeer implements AutoCloseable {
         p.setProperty("database.dbname", uri.getPath().substring(1));
         p.setProperty("topic.prefix", "peers");
         p.setProperty("plugin.name", "pgoutput");
-        p.setProperty("slot.name", "peers_" + ProcessHandle.current().pid());
+        p.setProperty("slot.name", "peers_" + uri.getPath().substring(1));
         p.setProperty("slot.drop.on.stop", "true");
         p.setProperty("publication.name", "peers_outbox");
         p.setProperty("publication.autocreate.mode", "filtered");

@@ -21,8 +21,10 @@ import org.sagas.testkit.Infrastructure;
 
 /**
  * Commit → broker acknowledgement at 1 000 messages/s, one message per transaction, for the relay
- * and two peers, each on a database of its own on the same PostgreSQL and broker:
- * {@code PeersBenchmark [resultFile]} (default {@code target/bench-peers.json}).
+ * and two peers, each on a database of its own on the same PostgreSQL and broker, in the order
+ * A-B-C-C-B-A so that drift during the run (warm-up, other load) weighs on all alike:
+ * {@code PeersBenchmark [resultFile]} (default {@code target/bench-peers.json}); keys
+ * {@code <contender>_<round>_<figure>}.
  *
  * <ul>
  *   <li>the outbox relay, woken in-process after each commit ({@link RelayBenchmark}'s steady
@@ -46,47 +48,21 @@ public final class PeersBenchmark {
         Infrastructure infra = infrastructure();
         Map<String, Object> result = new LinkedHashMap<>();
 
-        try (HikariDataSource ds = database(infra, "peers_relay")) {
-            Map<String, Object> relay = RelayBenchmark.run(ds, infra.bootstrapServers(), out,
-                    Path.of("target", "bench-peers-relay.json"), RelayBenchmark.Options.defaults()
-                            .withSteady(RATE, DURATION).withWarmUp(WARM_UP).withPollOnlyPhase(false)
-                            .withDrainRows(0).withSustainedEvents(0));
-            result.put("relay_p50_ms", relay.get("p50_ms"));
-            result.put("relay_p90_ms", relay.get("p90_ms"));
-            result.put("relay_p99_ms", relay.get("p99_ms"));
-            result.put("relay_max_ms", relay.get("max_ms"));
-        }
-
-        try (HikariDataSource ds = database(infra, "peers_debezium")) {
-            String topic = topic(infra, "peers-debezium");
-            SteadyWriter writer = new SteadyWriter();
-            try (DebeziumPeer peer = new DebeziumPeer(infra.jdbcUrl(database(ds)), infra.user(), infra.password(),
-                    infra.bootstrapServers(), topic, writer); Connection c = ds.getConnection();
-                    PreparedStatement insert = c.prepareStatement("INSERT INTO outbox (aggregate_id, topic,"
-                            + " message_id, message_type, correlation_id, payload) VALUES (?, ?, ?, 'Peer', NULL, ?)")) {
-                awaitSlot(ds);
-                if (!peer.running()) {
-                    throw new IllegalStateException("Debezium's engine stopped; see its log above");
-                }
-                Map<String, Object> figures = writer.run("debezium", (id, seq) -> {
-                    insert.setString(1, "order-" + seq % 1000);
-                    insert.setString(2, topic);
-                    insert.setObject(3, id);
-                    insert.setString(4, payload(seq));
-                    insert.executeUpdate();
-                }, RATE, WARM_UP, DURATION, out);
-                figures.forEach((k, v) -> result.put("debezium_" + k, v));
-            }
-        }
-
-        try (HikariDataSource ds = database(infra, "peers_txob")) {
-            String topic = topic(infra, "peers-txob");
-            SteadyWriter writer = new SteadyWriter();
-            try (TransactionOutboxPeer peer = new TransactionOutboxPeer(ds, infra.bootstrapServers(), writer)) {
-                Map<String, Object> figures = writer.run("transaction-outbox", (id, seq) ->
-                        peer.write(topic, "order-" + seq % 1000, payload(seq), id), RATE, WARM_UP, DURATION, out);
-                figures.forEach((k, v) -> result.put("transaction_outbox_" + k, v));
-            }
+        // A-B-C then C-B-A: whatever drifts during the run (warm-up, other load) weighs on all alike.
+        List<String> order = List.of("relay", "debezium", "transaction_outbox");
+        List<String> runs = new java.util.ArrayList<>(order);
+        List<String> back = new java.util.ArrayList<>(order);
+        java.util.Collections.reverse(back);
+        runs.addAll(back);
+        Map<String, Integer> round = new java.util.HashMap<>();
+        for (String contender : runs) {
+            int n = round.merge(contender, 1, Integer::sum);
+            Map<String, Object> figures = switch (contender) {
+                case "relay" -> relay(infra, out, n);
+                case "debezium" -> debezium(infra, out, n);
+                default -> transactionOutbox(infra, out, n);
+            };
+            figures.forEach((k, v) -> result.put(contender + "_" + n + "_" + k, v));
         }
 
         result.put("events_per_second", RATE);
@@ -100,6 +76,55 @@ public final class PeersBenchmark {
         json.setLength(json.length() - 2);
         Files.writeString(resultFile, json.append("\n}\n").toString());
         System.exit(0);
+    }
+
+    private static Map<String, Object> relay(Infrastructure infra, PrintStream out, int n) throws Exception {
+        try (HikariDataSource ds = database(infra, "peers_relay" + n)) {
+            Map<String, Object> relay = RelayBenchmark.run(ds, infra.bootstrapServers(), out,
+                    Path.of("target", "bench-peers-relay.json"), RelayBenchmark.Options.defaults()
+                            .withSteady(RATE, DURATION).withWarmUp(WARM_UP).withPollOnlyPhase(false)
+                            .withDrainRows(0).withSustainedEvents(0));
+            Map<String, Object> figures = new LinkedHashMap<>();
+            for (String key : List.of("p50_ms", "p90_ms", "p99_ms", "max_ms")) {
+                figures.put(key, relay.get(key));
+            }
+            return figures;
+        }
+    }
+
+    private static Map<String, Object> debezium(Infrastructure infra, PrintStream out, int n) throws Exception {
+        try (HikariDataSource ds = database(infra, "peers_debezium" + n)) {
+            String topic = topic(infra, "peers-debezium");
+            SteadyWriter writer = new SteadyWriter();
+            try (DebeziumPeer peer = new DebeziumPeer(infra.jdbcUrl(database(ds)), infra.user(), infra.password(),
+                    infra.bootstrapServers(), topic, writer); Connection c = ds.getConnection();
+                    PreparedStatement insert = c.prepareStatement("INSERT INTO outbox (aggregate_id, topic,"
+                            + " message_id, message_type, correlation_id, payload) VALUES (?, ?, ?, 'Peer', NULL, ?)")) {
+                awaitSlot(ds);
+                if (!peer.running()) {
+                    throw new IllegalStateException("Debezium's engine stopped; see its log above");
+                }
+                return writer.run("debezium", (id, seq) -> {
+                    insert.setString(1, "order-" + seq % 1000);
+                    insert.setString(2, topic);
+                    insert.setObject(3, id);
+                    insert.setString(4, payload(seq));
+                    insert.executeUpdate();
+                }, RATE, WARM_UP, DURATION, out);
+            }
+        }
+    }
+
+    private static Map<String, Object> transactionOutbox(Infrastructure infra, PrintStream out, int n)
+            throws Exception {
+        try (HikariDataSource ds = database(infra, "peers_txob" + n)) {
+            String topic = topic(infra, "peers-txob");
+            SteadyWriter writer = new SteadyWriter();
+            try (TransactionOutboxPeer peer = new TransactionOutboxPeer(ds, infra.bootstrapServers(), writer)) {
+                return writer.run("transaction-outbox", (id, seq) ->
+                        peer.write(topic, "order-" + seq % 1000, payload(seq), id), RATE, WARM_UP, DURATION, out);
+            }
+        }
     }
 
     /**
@@ -149,10 +174,11 @@ public final class PeersBenchmark {
 
     /** Debezium streams only what is written after its replication slot exists. */
     private static void awaitSlot(HikariDataSource ds) throws Exception {
+        // pg_replication_slots is cluster-wide: look for this database's slot only.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             try (Connection c = ds.getConnection(); var s = c.createStatement();
-                    var rs = s.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE active")) {
+                    var rs = s.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE active AND database = current_database()")) {
                 rs.next();
                 if (rs.getInt(1) > 0) {
                     TimeUnit.SECONDS.sleep(1);
