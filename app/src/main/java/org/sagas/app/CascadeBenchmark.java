@@ -141,10 +141,17 @@ final class CascadeBenchmark {
             CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
             DataSource db = product.node().dataSource;
             double drain = -1;
+            long lastPrint = 0;
             while (System.nanoTime() - recovery < DRAIN_LIMIT.toNanos()) {
-                if (open(db, customer) == 0) {
+                long stillOpen = open(db, customer);
+                if (stillOpen == 0) {
                     drain = (System.nanoTime() - recovery) / 1e9;
                     break;
+                }
+                if (System.nanoTime() - lastPrint > 5_000_000_000L) {
+                    out.printf("  %5.1f s after recovery: %d orders not terminal yet%n",
+                            (System.nanoTime() - recovery) / 1e9, stillOpen);
+                    lastPrint = System.nanoTime();
                 }
                 Thread.sleep(250);
             }
