@@ -37,6 +37,8 @@ public final class PendingResumer implements AutoCloseable {
                 return t;
             });
     private static final int WORKERS = 8;
+    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(WORKERS);
+    private final AtomicBoolean nothingDue = new AtomicBoolean();
 
     public PendingResumer(SagaEngine engine, ResilientDependency inventory, double maxPerSecond, Duration stepBudget) {
         this.engine = engine;
@@ -82,14 +84,11 @@ public final class PendingResumer implements AutoCloseable {
     }
 
     private void resumeParked() {
-        // Drains as far as the pacer allows in this pass; the breaker's state decides whether to try at all.
+        // The pacer sets the rate; up to WORKERS resumes run at once so one slow round trip does not.
         long passEnds = System.nanoTime() + Duration.ofMillis(900).toNanos();
-        while (System.nanoTime() < passEnds && inventory.state() != CircuitState.OPEN) {
-            int permits = 0;
-            while (permits < WORKERS && pacer.tryAcquire()) {
-                permits++;
-            }
-            if (permits == 0) {
+        nothingDue.set(false);
+        while (System.nanoTime() < passEnds && inventory.state() != CircuitState.OPEN && !nothingDue.get()) {
+            if (!pacer.tryAcquire()) {
                 Duration wait = pacer.timeUntilNextPermit();
                 if (System.nanoTime() + wait.toNanos() > passEnds) {
                     return;
@@ -97,9 +96,25 @@ public final class PendingResumer implements AutoCloseable {
                 sleep(wait);
                 continue;
             }
-            if (engine.runDue(permits, Set.of(), OrderSaga.INVENTORY, stepBudget.toMillis(), workers) < permits) {
+            try {
+                if (!inFlight.tryAcquire(500, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 return;
             }
+            workers.execute(() -> {
+                try {
+                    if (engine.runDue(1, Set.of(), OrderSaga.INVENTORY, stepBudget.toMillis()) == 0) {
+                        nothingDue.set(true);
+                    }
+                } catch (RuntimeException e) {
+                    log.error("resuming a parked saga failed; it stays parked: {}", e.toString(), e);
+                } finally {
+                    inFlight.release();
+                }
+            });
         }
     }
 
