@@ -26,8 +26,6 @@ public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
     static final int MAX_BODY_BYTES = 64 * 1024;
     static final int MAX_KEY_LENGTH = 255;
-    /** The request budget when the caller sends no {@code X-Deadline}. */
-    public static final long DEFAULT_BUDGET_MS = 500;
 
     /** Decides, before any work, whether a request may proceed (load shedding, admission caps). */
     public interface Admission {
@@ -57,7 +55,7 @@ public final class ApiServer implements AutoCloseable {
     public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
             Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
             Clock clock, long defaultBudgetMillis, java.util.function.Consumer<io.javalin.config.RoutesConfig> more) {
-        Routes routes = new Routes(orders, store, readiness, registry, admission, clock, defaultBudgetMillis);
+        Routes routes = new Routes(orders, store, readiness, admission, clock, defaultBudgetMillis);
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = MAX_BODY_BYTES;
@@ -107,8 +105,8 @@ public final class ApiServer implements AutoCloseable {
         private final Clock clock;
         private final long defaultBudgetMillis;
 
-        Routes(OrderService orders, OrderStore store, Supplier<Map<String, Boolean>> readiness,
-                PrometheusMeterRegistry registry, Admission admission, Clock clock, long defaultBudgetMillis) {
+        Routes(OrderService orders, OrderStore store, Supplier<Map<String, Boolean>> readiness, Admission admission,
+                Clock clock, long defaultBudgetMillis) {
             this.defaultBudgetMillis = defaultBudgetMillis;
             this.orders = orders;
             this.store = store;

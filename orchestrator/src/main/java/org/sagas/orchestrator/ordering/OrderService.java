@@ -67,7 +67,7 @@ public final class OrderService {
             return answerRepeat(idempotencyKey, hash);
         }
         SubmitResult[] answer = new SubmitResult[1];
-        SagaInstance<OrderData> after = engine.advance(saga, started, deadlineEpochMillis, true, (h, t) -> {
+        SagaInstance<OrderData> after = engine.advance(saga, started, deadlineEpochMillis, (h, t) -> {
             answer[0] = answerFor(orderId, t);
             keys.complete(h, idempotencyKey, answer[0].httpStatus(), answer[0].body());
         });

@@ -54,12 +54,6 @@ public final class OrderStore {
                 .map((rs, ctx) -> view(rs, null)).list());
     }
 
-    /** How many orders are in {@code status}. */
-    public long count(OrderStatus status) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM orders WHERE status = :status")
-                .bind("status", status.name()).mapTo(Long.class).one());
-    }
-
     private static List<HistoryEntry> history(Handle h, UUID orderId) {
         return h.createQuery("SELECT label, at, reason FROM saga_history WHERE saga_id = :id ORDER BY id")
                 .bind("id", orderId)

@@ -81,24 +81,23 @@ public final class SagaEngine {
      *
      * @throws ConcurrentSagaUpdate when another runner moved the instance meanwhile
      */
-    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
-            boolean interactive) {
-        return advance(def, instance, deadlineEpochMillis, interactive, (h, t) -> {});
+    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis) {
+        return advance(def, instance, deadlineEpochMillis, (h, t) -> {});
     }
 
     /**
-     * As {@link #advance(SagaDefinition, SagaInstance, long, boolean)}, running {@code inLastTransaction}
+     * As {@link #advance(SagaDefinition, SagaInstance, long)}, running {@code inLastTransaction}
      * inside the transaction of the last transition it commits (e.g. storing the HTTP answer with it).
      */
     public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
-            boolean interactive, BiConsumer<Handle, Transition<D>> inLastTransaction) {
+            BiConsumer<Handle, Transition<D>> inLastTransaction) {
         SagaInstance<D> current = instance;
         while (isRunnable(current)) {
             SagaStep<D> step = def.step(current.stepIndex());
             if (!(step instanceof SagaStep.Sync<D> sync)) {
                 break;
             }
-            StepContext context = new StepContext(current.id(), deadlineEpochMillis, interactive);
+            StepContext context = new StepContext(current.id(), deadlineEpochMillis);
             StepResult<D> result = current.status() == SagaStatus.COMPENSATING
                     ? sync.compensation().run(current.data(), context)
                     : sync.action().run(current.data(), context);
@@ -263,7 +262,7 @@ public final class SagaEngine {
     private <D> void resumeInline(Applied<D> applied) {
         if (applied.transition().runsOn()) {
             try {
-                advance(applied.def(), applied.transition().after(), clock.millis() + 2_000, false);
+                advance(applied.def(), applied.transition().after(), clock.millis() + 2_000);
             } catch (ConcurrentSagaUpdate e) {
                 log.info("saga {} moved on elsewhere: {}", applied.transition().after().id(), e.getMessage());
             }
@@ -274,7 +273,7 @@ public final class SagaEngine {
         @SuppressWarnings("unchecked")
         SagaDefinition<D> def = (SagaDefinition<D>) definition(instance.type());
         try {
-            advance(def, instance, deadline, false);
+            advance(def, instance, deadline);
         } catch (ConcurrentSagaUpdate e) {
             log.info("saga {} moved on elsewhere: {}", instance.id(), e.getMessage());
         } catch (RuntimeException e) {

@@ -45,7 +45,7 @@ class SagaEngineIT {
         // Given a trip whose hotel is booked synchronously
         UUID id = UUID.randomUUID();
         SagaInstance<Trip> started = engine.start(trips, id, TripSaga.trip(), h -> {});
-        SagaInstance<Trip> waiting = engine.advance(trips, started, System.currentTimeMillis() + 1000, true);
+        SagaInstance<Trip> waiting = engine.advance(trips, started, System.currentTimeMillis() + 1000);
 
         // Then it waits for the flight, with the command in the outbox and the history written
         assertThat(waiting.status()).isEqualTo(SagaStatus.AWAITING_REPLY);
@@ -68,7 +68,7 @@ class SagaEngineIT {
     @Test
     void shouldCompensateAndEndWhenTheFlightIsFull() {
         UUID id = UUID.randomUUID();
-        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000, true);
+        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
 
         engine.handleReply("trips", reply("FlightFull"), id);
 
@@ -80,10 +80,10 @@ class SagaEngineIT {
     void shouldRejectAStaleWriteWithTheOptimisticLock() {
         UUID id = UUID.randomUUID();
         SagaInstance<Trip> started = engine.start(trips, id, TripSaga.trip(), h -> {});
-        engine.advance(trips, started, System.currentTimeMillis() + 1000, true);
+        engine.advance(trips, started, System.currentTimeMillis() + 1000);
 
         // Running the same (now stale) instance again must not overwrite the newer state
-        assertThatThrownBy(() -> engine.advance(trips, started, System.currentTimeMillis() + 1000, true))
+        assertThatThrownBy(() -> engine.advance(trips, started, System.currentTimeMillis() + 1000))
                 .isInstanceOf(ConcurrentSagaUpdate.class);
         assertThat(outboxTypes(id)).containsExactly("BookFlight");
     }
@@ -107,8 +107,7 @@ class SagaEngineIT {
         List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             UUID id = UUID.randomUUID();
-            engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000,
-                    true);
+            engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
             ids.add(id);
         }
         assertThat(ids).allSatisfy(id -> assertThat(engine.find(id).orElseThrow().status()).isEqualTo(SagaStatus.PARKED));
