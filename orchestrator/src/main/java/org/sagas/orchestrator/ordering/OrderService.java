@@ -82,7 +82,7 @@ public final class OrderService {
     private static SubmitResult answerFor(UUID orderId, Transition<OrderData> t) {
         OrderStatus status = OrderStatus.valueOf(t.after().label());
         if (status == OrderStatus.REJECTED && t.reason() != null && t.reason().startsWith(OrderSaga.INVENTORY_UNAVAILABLE)) {
-            return InventoryUnavailable.answer(orderId);
+            return inventoryUnavailable(orderId);
         }
         return answer(orderId, status, false);
     }
@@ -112,42 +112,39 @@ public final class OrderService {
     }
 
     private static SubmitResult answer(UUID orderId, OrderStatus status, boolean replayed) {
-        Map<String, Object> body = new LinkedHashMap<>();
         if (status == OrderStatus.REJECTED) {
-            body.put("type", "/problems/out-of-stock");
-            body.put("title", "Out of stock");
-            body.put("status", 422);
-            body.put("detail", "not enough stock for this order; it is stored as REJECTED");
-            body.put("orderId", orderId);
-            return new SubmitResult(422, orderId, Json.write(body), replayed);
+            return problem(422, "out-of-stock", "Out of stock",
+                    "not enough stock for this order; it is stored as REJECTED", orderId, replayed);
         }
+        Map<String, Object> body = new LinkedHashMap<>();
         body.put("orderId", orderId);
         body.put("status", status.name());
         return new SubmitResult(202, orderId, Json.write(body), replayed);
     }
 
     private static SubmitResult conflict(String detail, int status) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "/problems/idempotency-key");
-        body.put("title", status == 409 ? "Request in progress" : "Idempotency-Key reused");
-        body.put("status", status);
-        body.put("detail", detail);
-        return new SubmitResult(status, null, Json.write(body), false);
+        return problem(status, "idempotency-key", status == 409 ? "Request in progress" : "Idempotency-Key reused",
+                detail, null, false);
     }
 
     /** Inventory could not be reached and degraded mode is off: the order was not accepted. */
-    static final class InventoryUnavailable {
-        private InventoryUnavailable() {}
+    private static SubmitResult inventoryUnavailable(UUID orderId) {
+        return problem(503, "inventory-unavailable", "Inventory unavailable",
+                "inventory could not be reached and degraded mode is off; the order is REJECTED", orderId, false);
+    }
 
-        static SubmitResult answer(UUID orderId) {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("type", "/problems/inventory-unavailable");
-            body.put("title", "Inventory unavailable");
-            body.put("status", 503);
-            body.put("detail", "inventory could not be reached and degraded mode is off; the order is REJECTED");
+    /** A problem+json answer (RFC 9457), naming the order when there is one. */
+    private static SubmitResult problem(int status, String type, String title, String detail, UUID orderId,
+            boolean replayed) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "/problems/" + type);
+        body.put("title", title);
+        body.put("status", status);
+        body.put("detail", detail);
+        if (orderId != null) {
             body.put("orderId", orderId);
-            return new SubmitResult(503, orderId, Json.write(body), false);
         }
+        return new SubmitResult(status, orderId, Json.write(body), replayed);
     }
 
     /** The retention the keys are kept for. */
