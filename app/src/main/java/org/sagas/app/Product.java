@@ -126,11 +126,11 @@ final class Product implements AutoCloseable {
                     command -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
-                    node.relayWakeUp()).start());
+                    node.relayWakeUp(), node.registry).start());
         }
         if (roles.contains("saga-worker")) {
             started.push(new SagaReplyConsumer(node.engine, s.kafkaBootstrap(), SagaReplyConsumer.CONSUMER,
-                    Topics.PAYMENTS_EVENTS, s.consumerThreads()).start());
+                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), node.registry).start());
             started.push(new PendingResumer(node.engine, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
                     .start(Duration.ofMillis(250)));
             started.push(housekeeping(node));

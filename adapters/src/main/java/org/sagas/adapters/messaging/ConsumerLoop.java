@@ -9,6 +9,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -43,11 +45,26 @@ public final class ConsumerLoop implements AutoCloseable {
     private final Consumer<ConsumerRecord<String, byte[]>> handler;
     private final Thread thread;
     private volatile boolean running = true;
+    private final Counter retried;
+    private final Counter deadLettered;
+
+    /** A record failed and was logged; the loop goes back to the last committed offset. */
+    private static final class RetryLater extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RetryLater(Throwable cause) {
+            super(cause);
+        }
+    }
 
     public ConsumerLoop(String bootstrapServers, String group, String topic,
-            Consumer<ConsumerRecord<String, byte[]>> handler) {
+            Consumer<ConsumerRecord<String, byte[]>> handler, MeterRegistry registry) {
         this.topic = topic;
         this.handler = handler;
+        this.retried = Counter.builder("saga.consumer.retries").tag("topic", topic)
+                .description("Records whose handling failed and will be retried").register(registry);
+        this.deadLettered = Counter.builder("saga.dead.lettered").tag("topic", topic)
+                .description("Records moved to the dead-letter topic").register(registry);
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -96,8 +113,10 @@ public final class ConsumerLoop implements AutoCloseable {
                 if (!running) {
                     break;
                 }
-                log.warn("consumer of {} failed, retrying from the last committed offset in {} ms: {}", topic,
-                        backoff.toMillis(), e.toString());
+                if (!(e instanceof RetryLater)) {
+                    log.warn("consumer of {} failed, retrying from the last committed offset in {} ms: {}", topic,
+                            backoff.toMillis(), e.toString());
+                }
                 rewind();
                 sleep(backoff);
                 backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5)
@@ -113,6 +132,12 @@ public final class ConsumerLoop implements AutoCloseable {
             handler.accept(record);
         } catch (PoisonMessage poison) {
             deadLetter(record, poison.getMessage());
+            deadLettered.increment();
+        } catch (RuntimeException e) {
+            // The fallback for a failed effect is to retry it later: visible with the order and the cause.
+            retried.increment();
+            log.warn("{} record for order {} failed, retried after a back-off: {}", topic, record.key(), e.toString());
+            throw new RetryLater(e);
         }
     }
 

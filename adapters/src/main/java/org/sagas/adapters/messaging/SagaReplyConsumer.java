@@ -19,10 +19,11 @@ public final class SagaReplyConsumer implements AutoCloseable {
     private final SagaEngine engine;
     private final List<ConsumerLoop> loops;
 
-    public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads) {
+    public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
+            io.micrometer.core.instrument.MeterRegistry registry) {
         this.engine = engine;
         this.loops = java.util.stream.IntStream.range(0, threads)
-                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, topic, this::handle)).toList();
+                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, topic, this::handle, registry)).toList();
     }
 
     public SagaReplyConsumer start() {

@@ -41,12 +41,13 @@ public final class PaymentWorker implements AutoCloseable {
      * @param threads consumers in the group; at most the topic's partition count are busy
      */
     public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
-            Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite) {
+            Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
+            io.micrometer.core.instrument.MeterRegistry registry) {
         this.jdbi = jdbi;
         this.charge = charge;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
-                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle))
+                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle, registry))
                 .toList();
     }
 
