@@ -35,6 +35,10 @@ import org.sagas.orchestrator.Json;
  * one commit) per second at the same concurrency.
  */
 final class ThroughputBenchmark {
+    private static final int SKUS = 1000;
+    private static final Duration WARM_UP = Duration.ofSeconds(15);
+    private static final String CUSTOMER = "bench";
+    private static final String WARM_CUSTOMER = "bench-warm-up";
     private final PrintStream out;
     private final int orders;
     private final int concurrency;
@@ -54,13 +58,14 @@ final class ThroughputBenchmark {
             DataSource db = product.node().dataSource;
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
                     .executor(Executors.newFixedThreadPool(Math.max(4, concurrency))).build();
-            List<String> skus = List.of("BENCH-1", "BENCH-2", "BENCH-3", "BENCH-4");
+            // A catalogue, not one hot row: the benchmark measures the orchestrator, not one SKU's lock.
+            List<String> skus = java.util.stream.IntStream.range(0, SKUS).mapToObj(i -> "BENCH-" + i).toList();
             for (String sku : skus) {
                 http.send(HttpRequest.newBuilder(URI.create(settings.inventoryUrl() + "/stock/" + sku))
                         .PUT(HttpRequest.BodyPublishers.ofString("{\"available\":100000000}"))
                         .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.discarding());
             }
-            warmUp(http, api, skus);
+            warmUp(http, api, skus, db);
             Map<String, Object> result = load(http, api, skus, db);
             result.put("db_limit_tps", dbLimit(db));
             result.put("concurrency", concurrency);
@@ -72,10 +77,31 @@ final class ThroughputBenchmark {
         }
     }
 
-    private void warmUp(HttpClient http, URI api, List<String> skus) throws Exception {
-        out.println("warming up (200 orders)...");
-        for (int i = 0; i < 200; i++) {
-            submit(http, api, skus.get(i % skus.size()), "warm-" + UUID.randomUUID());
+    /**
+     * Runs the same load for {@link #WARM_UP} first and waits for it to end, so that the figures are
+     * those of a warm service (compiled code, filled pools), not of its first seconds.
+     */
+    private void warmUp(HttpClient http, URI api, List<String> skus, DataSource db) throws Exception {
+        out.printf("warming up: %d s of the same load, not counted...%n", WARM_UP.toSeconds());
+        ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        long end = System.nanoTime() + WARM_UP.toNanos();
+        for (int c = 0; c < concurrency; c++) {
+            int client = c;
+            pool.execute(() -> {
+                for (int i = client; System.nanoTime() < end; i += concurrency) {
+                    try {
+                        submit(http, api, skus.get(i % skus.size()), "warm-" + UUID.randomUUID(), WARM_CUSTOMER);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            });
+        }
+        pool.shutdown();
+        pool.awaitTermination(WARM_UP.toSeconds() + 30, TimeUnit.SECONDS);
+        long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (open(db, WARM_CUSTOMER) > 0 && System.nanoTime() < until) {
+            Thread.sleep(200);
         }
     }
 
@@ -97,7 +123,8 @@ final class ThroughputBenchmark {
             pool.execute(() -> {
                 try {
                     long t0 = System.nanoTime();
-                    HttpResponse<String> r = submit(http, api, skus.get(n % skus.size()), "bench-" + UUID.randomUUID());
+                    HttpResponse<String> r = submit(http, api, skus.get(n % skus.size()), "bench-" + UUID.randomUUID(),
+                            CUSTOMER);
                     submitLatency.add((System.nanoTime() - t0) / 1000);
                     if (r.statusCode() == 202) {
                         accepted.put(UUID.fromString(Json.mapper().readTree(r.body()).get("orderId").asText()), true);
@@ -116,7 +143,7 @@ final class ThroughputBenchmark {
         double submitSeconds = (System.nanoTime() - start) / 1e9;
         out.printf("submitted %d in %.1f s; waiting for every accepted order to end...%n", sent.get(), submitSeconds);
         long waitUntil = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (open(db) > 0 && System.nanoTime() < waitUntil) {
+        while (open(db, CUSTOMER) > 0 && System.nanoTime() < waitUntil) {
             Thread.sleep(200);
         }
         progress.interrupt();
@@ -162,8 +189,9 @@ final class ThroughputBenchmark {
         return t;
     }
 
-    private static HttpResponse<String> submit(HttpClient http, URI api, String sku, String key) throws Exception {
-        String body = "{\"customerId\":\"bench\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
+    private static HttpResponse<String> submit(HttpClient http, URI api, String sku, String key, String customer)
+            throws Exception {
+        String body = "{\"customerId\":\"" + customer + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
                 + "\",\"quantity\":1,\"unitPriceCents\":990}]}";
         return http.send(HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json").header("Idempotency-Key", key)
@@ -171,10 +199,11 @@ final class ThroughputBenchmark {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static long open(DataSource db) throws Exception {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            var rs = s.executeQuery("SELECT count(*) FROM orders WHERE customer_id = 'bench' AND status IN"
-                    + " ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'COMPENSATING')");
+    private static long open(DataSource db, String customer) throws Exception {
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM orders"
+                + " WHERE customer_id = ? AND status IN ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'COMPENSATING')")) {
+            s.setString(1, customer);
+            var rs = s.executeQuery();
             rs.next();
             return rs.getLong(1);
         }

@@ -53,22 +53,25 @@ final class InventoryStore {
      */
     Reservation reserve(String key, ReserveRequest request) {
         return db.inTransaction(c -> {
-            // Claiming the key first makes a concurrent duplicate wait here, then find this row.
+            Object[] skus = request.lines().stream().map(Reservation.Line::sku).toArray();
+            Object[] quantities = request.lines().stream().map(Reservation.Line::quantity).toArray();
+            // Claiming the key first makes a concurrent duplicate wait here, then find this row; the
+            // lines go in with the claim (no line is inserted when the key was taken).
             int claimed = Db.update(c, """
-                    INSERT INTO sandbox.reservation (reservation_key, order_id, status)
-                    VALUES (?, ?, 'OUT_OF_STOCK') ON CONFLICT (reservation_key) DO NOTHING""",
-                    key, request.orderId());
+                    WITH claimed AS (
+                        INSERT INTO sandbox.reservation (reservation_key, order_id, status)
+                        VALUES (?, ?, 'OUT_OF_STOCK') ON CONFLICT (reservation_key) DO NOTHING
+                        RETURNING reservation_key)
+                    INSERT INTO sandbox.reservation_line (reservation_key, sku, quantity)
+                    SELECT claimed.reservation_key, l.sku, l.quantity
+                    FROM claimed, unnest(?::text[], ?::int[]) AS l(sku, quantity)""",
+                    key, request.orderId(), c.createArrayOf("text", skus), c.createArrayOf("int4", quantities));
             if (claimed == 0) {
                 return find(c, key).orElseThrow();
             }
-            for (Reservation.Line line : request.lines()) {
-                Db.update(c, "INSERT INTO sandbox.reservation_line (reservation_key, sku, quantity) VALUES (?, ?, ?)",
-                        key, line.sku(), line.quantity());
-            }
-            if (!takeStock(c, request.lines())) {
+            if (!takeStock(c, key, request.lines())) {
                 return new Reservation(key, request.orderId(), ReservationStatus.OUT_OF_STOCK, request.lines());
             }
-            setStatus(c, key, ReservationStatus.RESERVED);
             return new Reservation(key, request.orderId(), ReservationStatus.RESERVED, request.lines());
         });
     }
@@ -120,23 +123,37 @@ final class InventoryStore {
                         orderId)));
     }
 
-    /** Takes every line's quantity, or (rolling back to a savepoint) none; true if taken. */
-    private static boolean takeStock(Connection c, List<Reservation.Line> linesInSkuOrder) throws SQLException {
+    /**
+     * Takes every line's quantity and marks the reservation RESERVED, or (rolling back to a
+     * savepoint) takes none; true if taken. One line, the usual case, is one statement.
+     */
+    private static boolean takeStock(Connection c, String key, List<Reservation.Line> linesInSkuOrder)
+            throws SQLException {
+        if (linesInSkuOrder.size() == 1) {
+            Reservation.Line line = linesInSkuOrder.get(0);
+            return Db.update(c, "WITH taken AS (" + TAKE + " RETURNING sku)"
+                    + " UPDATE sandbox.reservation SET status = 'RESERVED', updated_at = now()"
+                    + " WHERE reservation_key = ? AND EXISTS (SELECT 1 FROM taken)",
+                    line.quantity(), line.sku(), line.quantity(), key) == 1;
+        }
         Savepoint beforeStock = c.setSavepoint();
         for (Reservation.Line line : linesInSkuOrder) {
-            // Conditional on what is left: PostgreSQL re-checks the condition on the latest row
-            // version after waiting for a concurrent writer, so stock never goes below zero.
-            int taken = Db.update(c, """
-                    UPDATE sandbox.stock SET available = available - ?, updated_at = now()
-                    WHERE sku = ? AND available >= ?""", line.quantity(), line.sku(), line.quantity());
-            if (taken == 0) {
+            if (Db.update(c, TAKE, line.quantity(), line.sku(), line.quantity()) == 0) {
                 c.rollback(beforeStock);
                 return false;
             }
         }
         c.releaseSavepoint(beforeStock);
+        setStatus(c, key, ReservationStatus.RESERVED);
         return true;
     }
+
+    /**
+     * Takes a quantity of one SKU if that much is left: PostgreSQL re-checks the condition on the
+     * latest row version after waiting for a concurrent writer, so stock never goes below zero.
+     */
+    private static final String TAKE =
+            "UPDATE sandbox.stock SET available = available - ?, updated_at = now() WHERE sku = ? AND available >= ?";
 
     private static void returnStock(Connection c, List<Reservation.Line> lines) throws SQLException {
         List<Reservation.Line> inSkuOrder = new ArrayList<>(lines);

@@ -58,10 +58,10 @@ public final class OrderService {
         SagaInstance<OrderData> started;
         try {
             started = engine.start(saga, orderId, data, h -> {
-                if (!keys.claim(h, idempotencyKey, hash, orderId, now)) {
+                if (!OrderStore.insertClaiming(h, keys, idempotencyKey, hash, now, data,
+                        OrderStatus.PENDING_CONFIRMATION)) {
                     throw new KeyTaken();
                 }
-                OrderStore.insert(h, data, OrderStatus.PENDING_CONFIRMATION);
             });
         } catch (KeyTaken taken) {
             return answerRepeat(idempotencyKey, hash);

@@ -9,6 +9,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.persistence.IdempotencyStore;
 
 /** The {@code orders} table and the order's history (from the saga's). Thread-safe. */
 public final class OrderStore {
@@ -25,12 +26,20 @@ public final class OrderStore {
         this.jdbi = jdbi;
     }
 
-    static void insert(Handle h, OrderData o, OrderStatus status) {
-        h.createUpdate("INSERT INTO orders (order_id, customer_id, currency, total_cents, lines, status)"
-                        + " VALUES (:id, :customer, :currency, :total, CAST(:lines AS jsonb), :status)")
-                .bind("id", o.orderId()).bind("customer", o.customerId()).bind("currency", o.currency())
+    /**
+     * Inserts the order, claiming its idempotency key in the same statement.
+     *
+     * @return false (nothing inserted) when the key was already taken
+     */
+    static boolean insertClaiming(Handle h, IdempotencyStore keys, String key, String requestHash, Instant now,
+            OrderData o, OrderStatus status) {
+        return keys.bindClaim(h.createUpdate("WITH " + IdempotencyStore.CLAIMED_CTE
+                        + " INSERT INTO orders (order_id, customer_id, currency, total_cents, lines, status)"
+                        + " SELECT order_id, :customer, :currency, :total, CAST(:lines AS jsonb), :status FROM claimed"),
+                        key, requestHash, o.orderId(), now)
+                .bind("customer", o.customerId()).bind("currency", o.currency())
                 .bind("total", o.totalCents()).bind("lines", Json.write(o.lines())).bind("status", status.name())
-                .execute();
+                .execute() == 1;
     }
 
     public Optional<OrderStatus> status(UUID orderId) {

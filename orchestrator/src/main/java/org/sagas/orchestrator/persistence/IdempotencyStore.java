@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * HTTP {@code Idempotency-Key} records (DESIGN.md section 5). A key is claimed in the transaction
@@ -27,16 +28,30 @@ public final class IdempotencyStore {
     }
 
     /**
+     * The claim as a common table expression named {@code claimed}, returning {@code order_id} when
+     * this statement took the key and nothing when it was already taken: a statement that builds on
+     * it (the order's insert) claims the key in the same round trip. Bind it with {@link #bindClaim}.
+     */
+    public static final String CLAIMED_CTE = "claimed AS (INSERT INTO idempotency_keys (idem_key, request_hash,"
+            + " state, order_id, created_at, expires_at) VALUES (:key, :hash, 'IN_FLIGHT', :order, :now, :expires)"
+            + " ON CONFLICT DO NOTHING RETURNING order_id)";
+
+    /**
      * Claims {@code key} inside the caller's transaction. A concurrent claim of the same key waits
      * for this transaction and then finds the key taken.
      *
      * @return false when the key was already taken
      */
     public boolean claim(Handle h, String key, String requestHash, UUID orderId, Instant now) {
-        return h.createUpdate("INSERT INTO idempotency_keys (idem_key, request_hash, state, order_id, created_at,"
-                        + " expires_at) VALUES (:key, :hash, 'IN_FLIGHT', :order, :now, :expires) ON CONFLICT DO NOTHING")
-                .bind("key", key).bind("hash", requestHash).bind("order", orderId)
-                .bind("now", Timestamp.from(now)).bind("expires", Timestamp.from(now.plus(retention))).execute() == 1;
+        return bindClaim(h.createQuery("WITH " + CLAIMED_CTE + " SELECT count(*) FROM claimed"), key, requestHash,
+                orderId, now).mapTo(Long.class).one() == 1;
+    }
+
+    /** Binds the parameters of {@link #CLAIMED_CTE}. */
+    public <S extends SqlStatement<S>> S bindClaim(S statement, String key, String requestHash, UUID orderId,
+            Instant now) {
+        return statement.bind("key", key).bind("hash", requestHash).bind("order", orderId)
+                .bind("now", Timestamp.from(now)).bind("expires", Timestamp.from(now.plus(retention)));
     }
 
     public void complete(String key, int status, String body) {
