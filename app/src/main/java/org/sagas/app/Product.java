@@ -142,7 +142,7 @@ final class Product implements AutoCloseable {
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, OrderService.defaultRetention()), new OrderStore(node.jdbi),
-                    node.clock);
+                    node.clock, s.answerReserveMillis());
             ApiServer.Admission admission = s.shedding()
                     ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
                             node.clock)

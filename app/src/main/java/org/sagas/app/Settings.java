@@ -16,7 +16,7 @@ import java.util.function.Function;
 public record Settings(String dbUrl, String dbUser, String dbPassword, String kafkaBootstrap, String host,
         int apiPort, int inventoryPort, int paymentPort, String inventoryUrl, String paymentUrl, Path dataDir,
         int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
-        Duration pendingTtl, long requestBudgetMillis, boolean degradedMode, boolean shedding,
+        Duration pendingTtl, long requestBudgetMillis, long answerReserveMillis, boolean degradedMode, boolean shedding,
         java.util.Set<String> inventoryLayers, Duration stepLease, Duration parkRetry, Map<String, String> raw) {
 
     /** Variable → (default, description). */
@@ -44,6 +44,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_STEP_LEASE_MS", "30000", "a step whose runner died is run again after this");
         v("SAGA_PARK_RETRY_MS", "5000", "a parked saga is tried again after this (sooner when the breaker closes)");
         v("SAGA_REQUEST_BUDGET_MS", "500", "POST /orders budget when the client sends no X-Deadline");
+        v("SAGA_ANSWER_RESERVE_MS", "100",
+                "part of a POST /orders budget kept for storing the answer: inventory gets the rest");
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
@@ -105,7 +107,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 integer(raw, "SAGA_PENDING_CAP", 0, 10_000_000),
                 integer(raw, "SAGA_RESUME_MAX_RATE", 1, 100_000),
                 Duration.ofMillis(integer(raw, "SAGA_PENDING_TTL_MS", 1_000, Integer.MAX_VALUE)),
-                integer(raw, "SAGA_REQUEST_BUDGET_MS", 1, 600_000), bool(raw, "SAGA_DEGRADED_MODE"),
+                integer(raw, "SAGA_REQUEST_BUDGET_MS", 1, 600_000),
+                integer(raw, "SAGA_ANSWER_RESERVE_MS", 0, 600_000), bool(raw, "SAGA_DEGRADED_MODE"),
                 bool(raw, "SAGA_SHEDDING"), layers(raw.get("SAGA_INVENTORY_LAYERS")),
                 Duration.ofMillis(integer(raw, "SAGA_STEP_LEASE_MS", 100, Integer.MAX_VALUE)),
                 Duration.ofMillis(integer(raw, "SAGA_PARK_RETRY_MS", 10, Integer.MAX_VALUE)), raw);
@@ -123,7 +126,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     public Settings withInfrastructure(String jdbcUrl, String user, String password, String bootstrap) {
         return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
-                resumeRate, pendingTtl, requestBudgetMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry, raw);
+                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry, raw);
     }
 
     /** One line per setting, for {@code --help}. */

@@ -224,6 +224,30 @@ class DegradedModeIT {
     }
 
     @Test
+    @Order(4)
+    void shouldKeepTheEndOfTheBudgetForStoringTheAnswerInsteadOfWaitingOnInventory() {
+        // Given an inventory that answers in 250 ms, and the default 100 ms kept for the answer
+        product.ensure(REALISTIC);
+        String sku = sku();
+        product.stock(sku, 5);
+        product.inventoryFaults(GameDay.inventoryLatency(250));
+
+        // When a client allows 300 ms: inventory would answer in time, but not with room to store it
+        Answer answer = Submissions.one((key, body) -> product.submit(key, body, "X-Deadline",
+                Long.toString(System.currentTimeMillis() + 300)), TestProduct.order("c-reserve", sku, 1, 100));
+
+        // Then the call was cut at 200 ms and the order parked, not answered late
+        assertThat(answer.status()).as("%s", answer).isEqualTo(202);
+        assertThat(answer.orderStatus()).as("%s", answer).isEqualTo("PENDING_CONFIRMATION");
+        assertThat(answer.took()).as("%s", answer).isLessThan(WITHIN_BUDGET);
+
+        // ... and it is served once inventory is fast again
+        product.healthy();
+        product.awaitStatus(answer.orderId(), "CONFIRMED", SETTLE);
+        Invariants.check(product, List.of(answer.orderId()));
+    }
+
+    @Test
     @Order(5)
     void shouldRefuseNewOrdersWith503AndStoreNothingWhenThePendingCapIsReached() {
         // Given a pending cap of 3, reached while inventory is down

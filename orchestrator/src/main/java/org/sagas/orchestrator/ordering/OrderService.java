@@ -36,13 +36,20 @@ public final class OrderService {
     private final IdempotencyStore keys;
     private final OrderStore orders;
     private final Clock clock;
+    private final long answerReserveMillis;
 
-    public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock) {
+    /**
+     * @param answerReserveMillis the end of each request's budget kept for storing its answer (the
+     *     fallback to PENDING_CONFIRMATION included): the inventory call gets the budget less this
+     */
+    public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
+            long answerReserveMillis) {
         this.engine = engine;
         this.saga = saga;
         this.keys = keys;
         this.orders = orders;
         this.clock = clock;
+        this.answerReserveMillis = answerReserveMillis;
     }
 
     /**
@@ -67,7 +74,8 @@ public final class OrderService {
             return answerRepeat(idempotencyKey, hash);
         }
         SubmitResult[] answer = new SubmitResult[1];
-        SagaInstance<OrderData> after = engine.advance(saga, started, deadlineEpochMillis, (h, t) -> {
+        long callDeadline = deadlineEpochMillis - answerReserveMillis;
+        SagaInstance<OrderData> after = engine.advance(saga, started, callDeadline, (h, t) -> {
             answer[0] = answerFor(orderId, t);
             keys.complete(h, idempotencyKey, answer[0].httpStatus(), answer[0].body());
         });
