@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
+import org.sagas.app.bench.CpuMeter;
 import org.sagas.app.bench.Latencies;
 import org.sagas.orchestrator.Json;
 
@@ -114,6 +115,8 @@ final class ThroughputBenchmark {
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
         long start = System.nanoTime();
         long end = start + duration.toNanos();
+        CpuMeter cpu = new CpuMeter(backendPid(db));
+        Map<String, Duration> cpuBefore = cpu.read();
         Thread progress = progress(sent, accepted, db, start);
         out.printf("driving %d orders or %d s, whichever ends first, with %d clients...%n", orders,
                 duration.toSeconds(), concurrency);
@@ -146,6 +149,7 @@ final class ThroughputBenchmark {
         while (open(db, CUSTOMER) > 0 && System.nanoTime() < waitUntil) {
             Thread.sleep(200);
         }
+        Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read());
         progress.interrupt();
         Map<String, Object> r = new LinkedHashMap<>();
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
@@ -166,8 +170,36 @@ final class ThroughputBenchmark {
             r.put("submit_p99_ms", round(submitLatency.percentileMillis(99)));
             r.put("confirm_p50_ms", round(rs.getDouble(2) * 1000));
             r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
+            cpuPerOrder(r, cpuUsed, confirmed);
         }
         return r;
+    }
+
+    /**
+     * What limits the run: CPU time per confirmed order in each process group, from submit to
+     * CONFIRMED, and the orders/s the machine's cores would allow at that cost if nothing waited.
+     */
+    private static void cpuPerOrder(Map<String, Object> r, Map<String, Duration> used, long orders) {
+        if (orders == 0) {
+            return;
+        }
+        double total = 0;
+        for (Map.Entry<String, Duration> e : used.entrySet()) {
+            double ms = e.getValue().toNanos() / 1e6 / orders;
+            r.put("cpu_ms_per_order_" + e.getKey(), round(ms));
+            total += ms;
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        r.put("cores", cores);
+        r.put("cpu_bound_orders_per_second", round(cores * 1000 / total));
+    }
+
+    private static long backendPid(DataSource db) throws Exception {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery("SELECT pg_backend_pid()");
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private Thread progress(AtomicInteger sent, Map<UUID, Boolean> accepted, DataSource db, long start) {
