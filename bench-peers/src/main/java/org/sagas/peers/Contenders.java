@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.sagas.migrations.Migrations;
 import org.sagas.relay.bench.RelayBenchmark;
 import org.sagas.testkit.Infrastructure;
@@ -42,6 +43,27 @@ final class Contenders {
     Contenders(Infrastructure infra, PrintStream out) {
         this.infra = infra;
         this.out = out;
+    }
+
+    /**
+     * Not a contender: commits a row and sends a record at {@code RATE} for {@code duration}, so
+     * that the broker's JVM and PostgreSQL, both just started, are warm before the first round
+     * (whoever ran first paid for their warm-up otherwise).
+     */
+    void warmUpInfrastructure(Duration duration) throws Exception {
+        String name = databaseName("peers_warmup");
+        try (HikariDataSource ds = database(name); Connection c = ds.getConnection();
+                KafkaProducer<String, String> producer = Kafka.producer(infra.bootstrapServers())) {
+            String topic = topic("peers-warmup");
+            SteadyWriter writer = new SteadyWriter();
+            Acks acks = new Acks(writer, "");
+            SteadyWriter.Commit insert = insertAndDelete(c, topic);
+            writer.run("infrastructure warm-up (not a contender)", (id, seq) -> {
+                insert.commit(id, seq);
+                producer.send(Kafka.record(topic, "order-" + seq % 1000, payload(seq), id),
+                        (metadata, error) -> acks.acknowledged(topic, id, System.nanoTime()));
+            }, RATE, duration, duration, out);
+        }
     }
 
     /** The relay: {@link RelayBenchmark}'s steady phase (woken in-process) and its drain phase. */

@@ -24,10 +24,11 @@ import org.sagas.testkit.Infrastructure;
  *       and picks up a backlog with {@code flush()}.</li>
  * </ul>
  *
- * Rounds run in the order A-B-C-C-B-A so that drift during the run (warm-up, other load) weighs on
- * all alike; every round measures commit → ack at 1 000/s, the second round of each contender also
- * drains {@code DRAIN_ROWS} and reads the outbox table's dead tuples and size. Replication slots
- * left by a Debezium round are dropped at the end, whether the run succeeded or failed.
+ * After 10 s of traffic that warms the freshly started broker and PostgreSQL up, rounds run in the
+ * order A-B-C-C-B-A so that drift during the run (warm-up, other load) weighs on all alike; every
+ * round measures commit → ack at 1 000/s, the second round of each contender also drains
+ * {@code DRAIN_ROWS} and reads the outbox table's dead tuples and size. Replication slots left by a
+ * Debezium round are dropped at the end, whether the run succeeded or failed.
  */
 public final class PeersBenchmark {
     /** As {@code ./sagas bench relay} drains; {@code -Dpeers.drain.rows} for a short trial run. */
@@ -51,6 +52,7 @@ public final class PeersBenchmark {
         ORDER.forEach(c -> rounds.put(c, new ArrayList<>()));
         try {
             Contenders contenders = new Contenders(infra, out);
+            contenders.warmUpInfrastructure(Contenders.WARM_UP);
             for (String contender : runOrder()) {
                 List<Round> done = rounds.get(contender);
                 int round = done.size() + 1;
