@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the side-by-side benchmark (relay, Debezium embedded, transaction-outbox) on the embedded
-# PostgreSQL and Kafka: bench-peers/run.sh [resultFile]. Not part of the product's build.
+# PostgreSQL and Kafka: bench-peers/run.sh [resultFile] (default bench/results/relay-peers.json).
+# PEERS_DRAIN_ROWS=2000 makes a short trial run. Not part of the product's build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -12,4 +13,4 @@ TARGET="$ROOT/bench-peers/target"
 ./mvnw -B -q -pl testkit dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$TARGET/broker.cp"
 PEERS_CP="$(cat "$TARGET/peers.cp")"
 BROKER_CP="$(cat "$TARGET/broker.cp")"
-exec java -Dpeers.broker.classpath="$BROKER_CP" -cp "$TARGET/classes:$PEERS_CP" org.sagas.peers.PeersBenchmark "$@"
+exec java -Dpeers.drain.rows="${PEERS_DRAIN_ROWS:-}" -Dpeers.broker.classpath="$BROKER_CP" -cp "$TARGET/classes:$PEERS_CP" org.sagas.peers.PeersBenchmark "$@"

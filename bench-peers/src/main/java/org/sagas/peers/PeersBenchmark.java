@@ -1,129 +1,99 @@
 package org.sagas.peers;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.sagas.migrations.Migrations;
 import org.sagas.relay.bench.RelayBenchmark;
 import org.sagas.testkit.Infrastructure;
 
 /**
- * Commit → broker acknowledgement at 1 000 messages/s, one message per transaction, for the relay
- * and two peers, each on a database of its own on the same PostgreSQL and broker, in the order
- * A-B-C-C-B-A so that drift during the run (warm-up, other load) weighs on all alike:
- * {@code PeersBenchmark [resultFile]} (default {@code target/bench-peers.json}); keys
- * {@code <contender>_<round>_<figure>}.
+ * The relay beside two peers on the same PostgreSQL and broker, each round on a database of its
+ * own: {@code PeersBenchmark [resultFile]} (default {@code bench/results/relay-peers.json}).
+ * Prints one table, one row per contender, and writes it as a JSON array.
  *
  * <ul>
- *   <li>the outbox relay, woken in-process after each commit ({@link RelayBenchmark}'s steady
- *       phase);</li>
- *   <li>Debezium embedded 3.6.1 reading the outbox table from the WAL ({@code pgoutput},
- *       {@code poll.interval.ms=10}) and sending each insert;</li>
+ *   <li>the outbox relay, woken in-process after each commit ({@link RelayBenchmark}'s steady and
+ *       drain phases);</li>
+ *   <li>Debezium embedded 3.6.1 with its outbox {@code EventRouter} SMT, reading the outbox table
+ *       from the WAL ({@code pgoutput}, {@code poll.interval.ms=10});</li>
  *   <li>gruelbox transaction-outbox 4.2.268, which runs the scheduled send right after the commit
- *       (this version keeps no order between messages).</li>
+ *       and picks up a backlog with {@code flush()}.</li>
  * </ul>
+ *
+ * After 10 s of traffic that warms the freshly started broker and PostgreSQL up, rounds run in the
+ * order A-B-C-C-B-A so that drift during the run (warm-up, other load) weighs on all alike; every
+ * round measures commit → ack at 1 000/s, the second round of each contender also drains
+ * {@code DRAIN_ROWS} and reads the outbox table's dead tuples and size. Replication slots left by a
+ * Debezium round are dropped at the end, whether the run succeeded or failed.
  */
 public final class PeersBenchmark {
-    private static final int RATE = 1000;
-    private static final Duration WARM_UP = Duration.ofSeconds(5);
-    private static final Duration DURATION = Duration.ofSeconds(10);
+    /** As {@code ./sagas bench relay} drains; {@code -Dpeers.drain.rows} for a short trial run. */
+    private static final int DRAIN_ROWS = Integer.getInteger("peers.drain.rows",
+            RelayBenchmark.Options.defaults().drainRows());
+    private static final List<String> ORDER = List.of("relay", "debezium", "transaction_outbox");
+    private static final Map<String, String> LABELS = Map.of(
+            "relay", "outbox relay (woken in-process)",
+            "debezium", "Debezium embedded 3.6.1 + EventRouter (pgoutput, poll 10 ms)",
+            "transaction_outbox", "transaction-outbox 4.2.268");
 
     private PeersBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        Path resultFile = Path.of(args.length > 0 ? args[0] : "target/bench-peers.json");
+        Path resultFile = Path.of(args.length > 0 ? args[0] : "bench/results/relay-peers.json");
         PrintStream out = System.out;
         Infrastructure infra = infrastructure();
-        Map<String, Object> result = new LinkedHashMap<>();
-
-        // A-B-C then C-B-A: whatever drifts during the run (warm-up, other load) weighs on all alike.
-        List<String> order = List.of("relay", "debezium", "transaction_outbox");
-        List<String> runs = new java.util.ArrayList<>(order);
-        List<String> back = new java.util.ArrayList<>(order);
-        java.util.Collections.reverse(back);
-        runs.addAll(back);
-        Map<String, Integer> round = new java.util.HashMap<>();
-        for (String contender : runs) {
-            int n = round.merge(contender, 1, Integer::sum);
-            Map<String, Object> figures = switch (contender) {
-                case "relay" -> relay(infra, out, n);
-                case "debezium" -> debezium(infra, out, n);
-                default -> transactionOutbox(infra, out, n);
-            };
-            figures.forEach((k, v) -> result.put(contender + "_" + n + "_" + k, v));
+        out.printf("bench-peers: %d cores, load average %.2f at start%n", Runtime.getRuntime().availableProcessors(),
+                Round.loadAverage1m());
+        Map<String, List<Round>> rounds = new LinkedHashMap<>();
+        ORDER.forEach(c -> rounds.put(c, new ArrayList<>()));
+        try {
+            Contenders contenders = new Contenders(infra, out);
+            contenders.warmUpInfrastructure(Contenders.WARM_UP);
+            for (String contender : runOrder()) {
+                List<Round> done = rounds.get(contender);
+                int round = done.size() + 1;
+                int drainRows = round == 2 ? DRAIN_ROWS : 0;
+                out.printf("== %s, round %d%s ==%n", contender, round, drainRows > 0 ? ", with drain" : "");
+                done.add(switch (contender) {
+                    case "relay" -> contenders.relay(round, drainRows);
+                    case "debezium" -> contenders.debezium(round, drainRows);
+                    default -> contenders.transactionOutbox(round, drainRows);
+                });
+            }
+        } finally {
+            dropSlots(infra, out);
         }
-
-        result.put("events_per_second", RATE);
-        result.put("load_average_1m_at_end",
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        out.println("commit -> ack at " + RATE + "/s:");
-        result.forEach((k, v) -> out.printf("  %-32s %s%n", k, v));
-        Files.createDirectories(resultFile.toAbsolutePath().getParent());
-        StringBuilder json = new StringBuilder("{\n");
-        result.forEach((k, v) -> json.append("  \"").append(k).append("\": ").append(v).append(",\n"));
-        json.setLength(json.length() - 2);
-        Files.writeString(resultFile, json.append("\n}\n").toString());
+        ResultTable table = new ResultTable();
+        rounds.forEach((contender, done) -> table.add(LABELS.get(contender), done));
+        out.printf("%nrelays side by side (drain: %d rows, capped at %d s; p50/p99: the better of 2 rounds of"
+                + " 10 s at %d/s); load average %.2f at end:%n", DRAIN_ROWS, Contenders.DRAIN_CAP.toSeconds(),
+                Contenders.RATE, Round.loadAverage1m());
+        table.print(out);
+        table.write(resultFile);
+        out.println("written to " + resultFile.toAbsolutePath());
         System.exit(0);
     }
 
-    private static Map<String, Object> relay(Infrastructure infra, PrintStream out, int n) throws Exception {
-        try (HikariDataSource ds = database(infra, "peers_relay" + n)) {
-            Map<String, Object> relay = RelayBenchmark.run(ds, infra.bootstrapServers(), out,
-                    Path.of("target", "bench-peers-relay.json"), RelayBenchmark.Options.defaults()
-                            .withSteady(RATE, DURATION).withWarmUp(WARM_UP).withPollOnlyPhase(false)
-                            .withDrainRows(0).withSustainedEvents(0));
-            Map<String, Object> figures = new LinkedHashMap<>();
-            for (String key : List.of("p50_ms", "p90_ms", "p99_ms", "max_ms")) {
-                figures.put(key, relay.get(key));
-            }
-            return figures;
-        }
+    /** A-B-C then C-B-A. */
+    private static List<String> runOrder() {
+        List<String> runs = new ArrayList<>(ORDER);
+        List<String> back = new ArrayList<>(ORDER);
+        Collections.reverse(back);
+        runs.addAll(back);
+        return runs;
     }
 
-    private static Map<String, Object> debezium(Infrastructure infra, PrintStream out, int n) throws Exception {
-        try (HikariDataSource ds = database(infra, "peers_debezium" + n)) {
-            String topic = topic(infra, "peers-debezium");
-            SteadyWriter writer = new SteadyWriter();
-            try (DebeziumPeer peer = new DebeziumPeer(infra.jdbcUrl(database(ds)), infra.user(), infra.password(),
-                    infra.bootstrapServers(), topic, writer); Connection c = ds.getConnection();
-                    PreparedStatement insert = c.prepareStatement("INSERT INTO outbox (aggregate_id, topic,"
-                            + " message_id, message_type, correlation_id, payload) VALUES (?, ?, ?, 'Peer', NULL, ?)")) {
-                awaitSlot(ds);
-                if (!peer.running()) {
-                    throw new IllegalStateException("Debezium's engine stopped; see its log above");
-                }
-                return writer.run("debezium", (id, seq) -> {
-                    insert.setString(1, "order-" + seq % 1000);
-                    insert.setString(2, topic);
-                    insert.setObject(3, id);
-                    insert.setString(4, payload(seq));
-                    insert.executeUpdate();
-                }, RATE, WARM_UP, DURATION, out);
-            }
-        }
-    }
-
-    private static Map<String, Object> transactionOutbox(Infrastructure infra, PrintStream out, int n)
-            throws Exception {
-        try (HikariDataSource ds = database(infra, "peers_txob" + n)) {
-            String topic = topic(infra, "peers-txob");
-            SteadyWriter writer = new SteadyWriter();
-            try (TransactionOutboxPeer peer = new TransactionOutboxPeer(ds, infra.bootstrapServers(), writer)) {
-                return writer.run("transaction-outbox", (id, seq) ->
-                        peer.write(topic, "order-" + seq % 1000, payload(seq), id), RATE, WARM_UP, DURATION, out);
-            }
+    private static void dropSlots(Infrastructure infra, PrintStream out) throws Exception {
+        String postgres = infra.jdbcUrl("postgres");
+        List<String> left = Slots.dropLeftovers(postgres, infra.user(), infra.password());
+        List<String> all = Slots.all(postgres, infra.user(), infra.password());
+        out.printf("replication slots left on the server: %s%n", all.isEmpty() ? "none" : all);
+        if (!left.isEmpty()) {
+            throw new IllegalStateException("replication slots still active, not dropped: " + left);
         }
     }
 
@@ -144,53 +114,5 @@ public final class PeersBenchmark {
         } finally {
             System.setProperty("java.class.path", own);
         }
-    }
-
-    private static HikariDataSource database(Infrastructure infra, String prefix) {
-        String name = prefix + "_" + ProcessHandle.current().pid();
-        infra.createDatabase(name);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(infra.jdbcUrl(name));
-        config.setUsername(infra.user());
-        config.setPassword(infra.password());
-        config.setMaximumPoolSize(8);
-        HikariDataSource ds = new HikariDataSource(config);
-        Migrations.apply(ds);
-        return ds;
-    }
-
-    private static String database(HikariDataSource ds) {
-        String url = ds.getJdbcUrl();
-        return url.substring(url.lastIndexOf('/') + 1);
-    }
-
-    private static String topic(Infrastructure infra, String prefix) throws Exception {
-        String topic = prefix + "-" + System.currentTimeMillis();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 8, (short) 1))).all().get(60, TimeUnit.SECONDS);
-        }
-        return topic;
-    }
-
-    /** Debezium streams only what is written after its replication slot exists. */
-    private static void awaitSlot(HikariDataSource ds) throws Exception {
-        // pg_replication_slots is cluster-wide: look for this database's slot only.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            try (Connection c = ds.getConnection(); var s = c.createStatement();
-                    var rs = s.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE active AND database = current_database()")) {
-                rs.next();
-                if (rs.getInt(1) > 0) {
-                    TimeUnit.SECONDS.sleep(1);
-                    return;
-                }
-            }
-            TimeUnit.MILLISECONDS.sleep(200);
-        }
-        throw new IllegalStateException("Debezium's replication slot did not become active");
-    }
-
-    private static String payload(long sequence) {
-        return "{\"orderId\":\"peer-" + sequence + "\",\"pad\":\"" + "x".repeat(160) + "\"}";
     }
 }
