@@ -40,7 +40,7 @@ final class Benchmarks {
 
     /** The outbox relay on its own: a migrated database and a broker, embedded unless external ones are set. */
     private static void relay(Settings settings, PrintStream out) throws Exception {
-        try (EmbeddedStack stack = new EmbeddedStack(EmbeddedStack.freshDataDir())) {
+        try (EmbeddedStack stack = EmbeddedStack.scratch()) {
             Settings s = stack.start(settings, settings.embeddedDatabase(), settings.embeddedKafka());
             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
             config.setJdbcUrl(s.dbUrl());

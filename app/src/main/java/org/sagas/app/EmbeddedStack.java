@@ -1,11 +1,10 @@
 package org.sagas.app;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import org.sagas.embedded.EmbeddedPostgresServer;
+import org.sagas.embedded.ScratchDirectory;
 import org.sagas.embedded.FreePorts;
 import org.sagas.embedded.KafkaBroker;
 import org.sagas.orchestrator.messaging.Topics;
@@ -23,20 +22,25 @@ final class EmbeddedStack implements AutoCloseable {
     private final Path dataDir;
     private EmbeddedPostgresServer postgres;
     private KafkaBroker broker;
+    private final ScratchDirectory scratch;
 
     EmbeddedStack(Path dataDir) {
-        this.dataDir = dataDir;
+        this(dataDir, null);
     }
 
-    /** A fresh data directory under the temp directory, readable by the server's user. */
-    static Path freshDataDir() {
-        try {
-            Path dir = Files.createTempDirectory("sagas-");
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            return dir;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a data directory", e);
-        }
+    private EmbeddedStack(Path dataDir, ScratchDirectory scratch) {
+        this.dataDir = dataDir;
+        this.scratch = scratch;
+    }
+
+    /** On a fresh temporary directory, deleted when the stack is closed. */
+    static EmbeddedStack scratch() {
+        ScratchDirectory dir = ScratchDirectory.create("sagas-");
+        return new EmbeddedStack(dir.path(), dir);
+    }
+
+    Path dataDir() {
+        return dataDir;
     }
 
     Settings start(Settings settings, boolean database, boolean kafka) {
@@ -81,6 +85,9 @@ final class EmbeddedStack implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("PostgreSQL did not stop cleanly: {}", e.toString());
             }
+        }
+        if (scratch != null) {
+            scratch.close();
         }
     }
 }

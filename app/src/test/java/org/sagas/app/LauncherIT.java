@@ -29,38 +29,44 @@ class LauncherIT {
 
     @Test
     void shouldStartEverythingAnswerHealthAndStopEveryProcessOnSigterm() throws Exception {
-        // Given a fresh data directory and free ports
-        Path dataDir = Files.createTempDirectory("sagas-launcher-");
-        dataDir.toFile().setReadable(true, false);
-        dataDir.toFile().setExecutable(true, false);
+        // Given free ports and no data directory of its own
         int api = FreePorts.find();
         List<String> output = new CopyOnWriteArrayList<>();
 
         // When ./sagas up starts
         long started = System.nanoTime();
-        Process process = launch(Map.of(), output, "up", "--data-dir", dataDir.toString(), "--port",
+        Process process = launch(Map.of(), output, "up", "--port",
                 Integer.toString(api), "--inventory-port", Integer.toString(FreePorts.find()), "--payment-port",
                 Integer.toString(FreePorts.find()));
-        await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());
-        double secondsToUp = (System.nanoTime() - started) / 1e9;
+        Path dataDir;
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());
+            double secondsToUp = (System.nanoTime() - started) / 1e9;
+            dataDir = output.stream().filter(line -> line.startsWith("starting embedded")).findFirst()
+                    .map(line -> Path.of(line.substring(line.lastIndexOf(" in ") + 4))).orElseThrow();
 
-        // Then health answers, metrics are Prometheus text, and the broker and PostgreSQL run as children
-        assertThat(process.isAlive()).as("launcher output: %s", output).isTrue();
-        assertThat(get(api, "/health/live").statusCode()).isEqualTo(200);
-        await().atMost(Duration.ofSeconds(20)).until(() -> get(api, "/health/ready").statusCode() == 200);
-        HttpResponse<String> metrics = get(api, "/metrics");
-        assertThat(metrics.body()).contains("saga_circuit_state{dependency=\"inventory\"}");
-        assertThat(processesUsing(dataDir)).as("launcher, postgres and broker processes").hasSizeGreaterThanOrEqualTo(3);
-        assertThat(Files.readString(dataDir.resolve("kafka").resolve("kafka.log"))).isNotEmpty();
-        assertThat(output).noneMatch(line -> line.contains("INFO") && line.contains("kafka.server"));
-        System.out.printf("warm start to ready: %.1f s%n", secondsToUp);
+            // Then health answers, metrics are Prometheus text, and the broker and PostgreSQL run as children
+            assertThat(process.isAlive()).as("launcher output: %s", output).isTrue();
+            assertThat(get(api, "/health/live").statusCode()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(20)).until(() -> get(api, "/health/ready").statusCode() == 200);
+            HttpResponse<String> metrics = get(api, "/metrics");
+            assertThat(metrics.body()).contains("saga_circuit_state{dependency=\"inventory\"}");
+            assertThat(processesUsing(dataDir)).as("postgres and broker processes").hasSizeGreaterThanOrEqualTo(2);
+            assertThat(Files.readString(dataDir.resolve("kafka").resolve("kafka.log"))).isNotEmpty();
+            assertThat(output).noneMatch(line -> line.contains("INFO") && line.contains("kafka.server"));
+            System.out.printf("warm start to ready: %.1f s%n", secondsToUp);
+        } catch (AssertionError | RuntimeException e) {
+            process.destroy(); // a failed check must not leave the product running
+            throw e;
+        }
 
         // When it receives SIGTERM
         process.destroy();
 
-        // Then it exits and no process of it is left
+        // Then it exits, no process of it is left, and neither is its temporary data
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         await().atMost(Duration.ofSeconds(15)).until(() -> processesUsing(dataDir).isEmpty());
+        assertThat(dataDir).doesNotExist();
     }
 
     @Test

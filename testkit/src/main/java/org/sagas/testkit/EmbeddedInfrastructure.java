@@ -3,20 +3,25 @@ package org.sagas.testkit;
 import java.nio.file.Path;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.KafkaBroker;
+import org.sagas.embedded.ScratchDirectory;
 
 /** The embedded PostgreSQL and KRaft broker, in processes of their own. */
 final class EmbeddedInfrastructure extends Infrastructure {
+    private final ScratchDirectory scratch;
     private final Path directory;
     private EmbeddedPostgresServer postgres;
     private final KafkaBroker broker;
 
-    EmbeddedInfrastructure(Path directory) {
-        this.directory = directory;
+    /** Starts both servers in {@code scratch}, which is deleted when they stop. */
+    EmbeddedInfrastructure(ScratchDirectory scratch) {
+        this.scratch = scratch;
+        this.directory = scratch.path();
         this.postgres = EmbeddedPostgresServer.start(directory.resolve("pg").resolve("data"), 0);
         try {
             this.broker = new KafkaBroker(directory.resolve("kafka"), 0).start();
         } catch (RuntimeException e) {
             postgres.close(); // nothing else would stop it: the shutdown hook is not registered yet
+            scratch.close();
             throw e;
         }
     }
@@ -67,5 +72,6 @@ final class EmbeddedInfrastructure extends Infrastructure {
     synchronized void stop() {
         broker.stop();
         postgres.close();
+        scratch.close();
     }
 }

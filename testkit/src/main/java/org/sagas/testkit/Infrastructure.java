@@ -1,9 +1,8 @@
 package org.sagas.testkit;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.KafkaBroker;
+import org.sagas.embedded.ScratchDirectory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,15 +27,9 @@ public abstract class Infrastructure {
     }
 
     private static Infrastructure startEmbedded() {
-        try {
-            Path dir = Files.createTempDirectory("sagas-test-");
-            dir.toFile().setReadable(true, false);
-            dir.toFile().setExecutable(true, false);
-            log.info("test infrastructure: embedded PostgreSQL and Kafka under {}", dir);
-            return new EmbeddedInfrastructure(dir);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        ScratchDirectory dir = ScratchDirectory.create("sagas-test-");
+        log.info("test infrastructure: embedded PostgreSQL and Kafka under {}", dir.path());
+        return new EmbeddedInfrastructure(dir);
     }
 
     /** JDBC URL of {@code database} on the shared server. */
