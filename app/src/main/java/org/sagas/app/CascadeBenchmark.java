@@ -40,6 +40,9 @@ final class CascadeBenchmark {
     static final Duration LOAD = Duration.ofSeconds(12);
     static final Duration SLOW_FROM = Duration.ofSeconds(3);
     static final Duration DRAIN_LIMIT = Duration.ofSeconds(120);
+    static final int SKUS = 100;
+    static final int WARM_UP_ORDERS = 2000;
+    static final int WARM_UP_RATE = 60;
 
     /** A protection level: a name and the settings that make it. */
     record Config(String name, Map<String, String> env) {}
@@ -64,10 +67,9 @@ final class CascadeBenchmark {
     }
 
     List<Map<String, Object>> run(Settings settings, Path resultFile, List<String> only) throws Exception {
-        Path dir = EmbeddedStack.freshDataDir();
         List<Map<String, Object>> rows = new ArrayList<>();
-        try (EmbeddedStack stack = new EmbeddedStack(dir)) {
-            out.println("starting embedded PostgreSQL and Kafka in " + dir + " ...");
+        try (EmbeddedStack stack = EmbeddedStack.scratch()) {
+            out.println("starting embedded PostgreSQL and Kafka in " + stack.dataDir() + " ...");
             Settings infra = stack.start(settings, settings.embeddedDatabase(), settings.embeddedKafka());
             for (Config config : configs()) {
                 if (!only.isEmpty() && !only.contains(config.name())) {
@@ -97,11 +99,16 @@ final class CascadeBenchmark {
                     .executor(Executors.newFixedThreadPool(16)).build();
             URI api = URI.create("http://" + s.host() + ":" + product.apiPort() + "/orders");
             String customer = "cascade-" + config.name();
-            String sku = "CASCADE-" + UUID.randomUUID().toString().substring(0, 8);
-            put(http, s.inventoryUrl() + "/stock/" + sku, "{\"available\":1000000}");
+            // A catalogue, as in the lesson's shop, not one hot stock row that every order queues on.
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            List<String> skus = new ArrayList<>();
+            for (int i = 0; i < SKUS; i++) {
+                skus.add("CASCADE-" + run + "-" + i);
+                put(http, s.inventoryUrl() + "/stock/" + skus.get(i), "{\"available\":1000000}");
+            }
             put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":40,\"errorRate\":0.0,\"down\":false}");
 
-            warmUp(http, api, sku, product.node().dataSource);
+            warmUp(http, api, skus, product.node().dataSource);
             Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
             Set<UUID> accepted = ConcurrentHashMap.newKeySet();
             Latencies latencies = new Latencies();
@@ -124,7 +131,7 @@ final class CascadeBenchmark {
                 HttpRequest request = HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(70))
                         .header("Content-Type", "application/json").header("Idempotency-Key", UUID.randomUUID().toString())
                         .POST(HttpRequest.BodyPublishers.ofString("{\"customerId\":\"" + customer
-                                + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
+                                + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + skus.get(i % SKUS)
                                 + "\",\"quantity\":1,\"unitPriceCents\":500}]}")).build();
                 inFlight.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((r, e) -> {
                     latencies.add((System.nanoTime() - t0) / 1000);
@@ -174,14 +181,16 @@ final class CascadeBenchmark {
 
     /**
      * A freshly started product runs its first seconds on a cold JIT; the lesson's scenario is about
-     * a warm service meeting a slow dependency, so each run starts after 400 orders at 40/s.
+     * a warm service meeting a slow dependency, so each run starts after {@link #WARM_UP_ORDERS} orders at
+     * {@link #WARM_UP_RATE}/s: enough for the JIT compiler to have compiled the hot paths, which
+     * otherwise takes cores away from the first seconds of the scenario.
      */
-    private void warmUp(HttpClient http, URI api, String sku, DataSource db) throws Exception {
-        out.println("  warming up: 400 orders at 40/s with a healthy inventory");
+    private void warmUp(HttpClient http, URI api, List<String> skus, DataSource db) throws Exception {
+        out.printf("  warming up: %d orders at %d/s with a healthy inventory%n", WARM_UP_ORDERS, WARM_UP_RATE);
         List<CompletableFuture<HttpResponse<String>>> warm = new ArrayList<>();
         long start = System.nanoTime();
-        for (int i = 0; i < 400; i++) {
-            long wait = start + i * 25_000_000L - System.nanoTime();
+        for (int i = 0; i < WARM_UP_ORDERS; i++) {
+            long wait = start + i * 1_000_000_000L / WARM_UP_RATE - System.nanoTime();
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait);
             }
@@ -189,7 +198,7 @@ final class CascadeBenchmark {
                     .header("Content-Type", "application/json").header("Idempotency-Key", UUID.randomUUID().toString())
                     .header("X-Deadline", Long.toString(System.currentTimeMillis() + 5000))
                     .POST(HttpRequest.BodyPublishers.ofString("{\"customerId\":\"cascade-warm-up\",\"currency\":\"EUR\","
-                            + "\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1,\"unitPriceCents\":500}]}")).build(),
+                            + "\"lines\":[{\"sku\":\"" + skus.get(i % SKUS) + "\",\"quantity\":1,\"unitPriceCents\":500}]}")).build(),
                     HttpResponse.BodyHandlers.ofString()));
         }
         CompletableFuture.allOf(warm.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);

@@ -1,7 +1,6 @@
 package org.sagas.app;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -16,6 +15,7 @@ import org.sagas.adapters.sandbox.InventorySandbox;
 import org.sagas.adapters.sandbox.PaymentSandbox;
 import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.degraded.AdmissionControl;
+import org.sagas.orchestrator.degraded.ForegroundFirst;
 import org.sagas.orchestrator.degraded.PendingResumer;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.messaging.Topics;
@@ -49,11 +49,11 @@ final class Product implements AutoCloseable {
         try {
             Settings s = settings;
             if (s.embeddedDatabase() || s.embeddedKafka()) {
-                Path dir = s.dataDir() != null ? s.dataDir() : EmbeddedStack.freshDataDir();
-                EmbeddedStack stack = new EmbeddedStack(dir);
+                // Without a data directory of its own, a run starts empty and leaves nothing behind.
+                EmbeddedStack stack = s.dataDir() != null ? new EmbeddedStack(s.dataDir()) : EmbeddedStack.scratch();
                 product.started.push(stack);
                 out.println("starting embedded " + (s.embeddedDatabase() ? "PostgreSQL " : "")
-                        + (s.embeddedKafka() ? "Kafka " : "") + "in " + dir);
+                        + (s.embeddedKafka() ? "Kafka " : "") + "in " + stack.dataDir());
                 s = stack.start(s, s.embeddedDatabase(), s.embeddedKafka());
             }
             product.startRoles(Main.ROLES, s);
@@ -106,6 +106,7 @@ final class Product implements AutoCloseable {
         node = Node.open(s);
         started.push(node);
         node.ensureTopics();
+        ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
             inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort());
@@ -126,11 +127,11 @@ final class Product implements AutoCloseable {
                     command -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
-                    node.relayWakeUp(), node.registry).start());
+                    node.relayWakeUp(), foreground::yieldToClients, node.registry).start());
         }
         if (roles.contains("saga-worker")) {
             started.push(new SagaReplyConsumer(node.engine, s.kafkaBootstrap(), SagaReplyConsumer.CONSUMER,
-                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), node.registry).start());
+                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), foreground::yieldToClients, node.registry).start());
             started.push(new PendingResumer(node.engine, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
                     .start(Duration.ofMillis(250)));
             started.push(housekeeping(node));
@@ -143,10 +144,10 @@ final class Product implements AutoCloseable {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, OrderService.defaultRetention()), new OrderStore(node.jdbi),
                     node.clock, s.answerReserveMillis());
-            ApiServer.Admission admission = s.shedding()
+            ApiServer.Admission admission = foreground.around(s.shedding()
                     ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
                             node.clock)
-                    : ApiServer.Admission.ALWAYS;
+                    : ApiServer.Admission.ALWAYS);
             api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
                     node.registry, admission, node.clock, s.requestBudgetMillis(),
                     new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource))::register);

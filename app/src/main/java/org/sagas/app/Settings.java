@@ -17,7 +17,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         int apiPort, int inventoryPort, int paymentPort, String inventoryUrl, String paymentUrl, Path dataDir,
         int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
         Duration pendingTtl, long requestBudgetMillis, long answerReserveMillis, boolean degradedMode, boolean shedding,
-        java.util.Set<String> inventoryLayers, Duration stepLease, Duration parkRetry, Map<String, String> raw) {
+        java.util.Set<String> inventoryLayers, Duration stepLease, Duration parkRetry, int foregroundBusyAt,
+        Duration foregroundMaxWait, Map<String, String> raw) {
 
     /** Variable → (default, description). */
     public static final Map<String, String[]> VARIABLES = new LinkedHashMap<>();
@@ -33,7 +34,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_PAYMENT_PORT", "8082", "sandbox payment provider port (--payment-port)");
         v("SAGA_INVENTORY_URL", "", "inventory service base URL; unset = the sandbox on SAGA_INVENTORY_PORT");
         v("SAGA_PAYMENT_URL", "", "payment provider base URL; unset = the sandbox on SAGA_PAYMENT_PORT");
-        v("SAGA_DATA_DIR", "", "where embedded PostgreSQL and Kafka keep data (--data-dir); unset = a fresh temp dir");
+        v("SAGA_DATA_DIR", "",
+                "where embedded PostgreSQL and Kafka keep data (--data-dir); unset = a fresh temp dir, deleted on a clean stop");
         v("SAGA_DB_POOL_SIZE", "32", "connections per process");
         v("SAGA_CONSUMER_THREADS", "4", "Kafka consumers per consuming role");
         v("SAGA_PAYMENT_STEP_TIMEOUT_MS", "60000", "no payment reply within this → PAYMENT_UNKNOWN");
@@ -46,6 +48,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_REQUEST_BUDGET_MS", "500", "POST /orders budget when the client sends no X-Deadline");
         v("SAGA_ANSWER_RESERVE_MS", "100",
                 "part of a POST /orders budget kept for storing the answer: inventory gets the rest");
+        v("SAGA_FOREGROUND_BUSY_AT", "8",
+                "order submissions in flight from which payment and reply consumers in the same process wait");
+        v("SAGA_FOREGROUND_MAX_WAIT_MS", "1000", "longest such wait before each consumed record (0: never wait)");
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
@@ -111,7 +116,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 integer(raw, "SAGA_ANSWER_RESERVE_MS", 0, 600_000), bool(raw, "SAGA_DEGRADED_MODE"),
                 bool(raw, "SAGA_SHEDDING"), layers(raw.get("SAGA_INVENTORY_LAYERS")),
                 Duration.ofMillis(integer(raw, "SAGA_STEP_LEASE_MS", 100, Integer.MAX_VALUE)),
-                Duration.ofMillis(integer(raw, "SAGA_PARK_RETRY_MS", 10, Integer.MAX_VALUE)), raw);
+                Duration.ofMillis(integer(raw, "SAGA_PARK_RETRY_MS", 10, Integer.MAX_VALUE)),
+                integer(raw, "SAGA_FOREGROUND_BUSY_AT", 1, 100_000),
+                Duration.ofMillis(integer(raw, "SAGA_FOREGROUND_MAX_WAIT_MS", 0, 60_000)), raw);
     }
 
     public boolean embeddedDatabase() {
@@ -126,7 +133,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     public Settings withInfrastructure(String jdbcUrl, String user, String password, String bootstrap) {
         return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
-                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry, raw);
+                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry,
+                foregroundBusyAt, foregroundMaxWait, raw);
     }
 
     /** One line per setting, for {@code --help}. */

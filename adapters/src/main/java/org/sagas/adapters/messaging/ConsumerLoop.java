@@ -43,6 +43,7 @@ public final class ConsumerLoop implements AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> deadLetters;
     private final Consumer<ConsumerRecord<String, byte[]>> handler;
+    private final Runnable beforeEachRecord;
     private final Thread thread;
     private volatile boolean running = true;
     private final Counter retried;
@@ -57,10 +58,15 @@ public final class ConsumerLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * @param beforeEachRecord runs before each record is handled (e.g. waits while clients are
+     *     busy, see {@code ForegroundFirst}); {@code () -> {}} for nothing
+     */
     public ConsumerLoop(String bootstrapServers, String group, String topic,
-            Consumer<ConsumerRecord<String, byte[]>> handler, MeterRegistry registry) {
+            Consumer<ConsumerRecord<String, byte[]>> handler, Runnable beforeEachRecord, MeterRegistry registry) {
         this.topic = topic;
         this.handler = handler;
+        this.beforeEachRecord = beforeEachRecord;
         this.retried = Counter.builder("saga.consumer.retries").tag("topic", topic)
                 .description("Records whose handling failed and will be retried").register(registry);
         this.deadLettered = Counter.builder("saga.dead.lettered").tag("topic", topic)
@@ -128,6 +134,7 @@ public final class ConsumerLoop implements AutoCloseable {
     }
 
     private void process(ConsumerRecord<String, byte[]> record) {
+        beforeEachRecord.run();
         try {
             handler.accept(record);
         } catch (PoisonMessage poison) {

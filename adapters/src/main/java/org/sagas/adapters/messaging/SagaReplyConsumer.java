@@ -19,11 +19,13 @@ public final class SagaReplyConsumer implements AutoCloseable {
     private final SagaEngine engine;
     private final List<ConsumerLoop> loops;
 
+    /** @param beforeEachRecord see {@link ConsumerLoop} */
     public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
-            io.micrometer.core.instrument.MeterRegistry registry) {
+            Runnable beforeEachRecord, io.micrometer.core.instrument.MeterRegistry registry) {
         this.engine = engine;
         this.loops = java.util.stream.IntStream.range(0, threads)
-                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, topic, this::handle, registry)).toList();
+                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, topic, this::handle, beforeEachRecord,
+                        registry)).toList();
     }
 
     public SagaReplyConsumer start() {

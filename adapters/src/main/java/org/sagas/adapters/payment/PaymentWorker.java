@@ -39,15 +39,17 @@ public final class PaymentWorker implements AutoCloseable {
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
      * @param threads consumers in the group; at most the topic's partition count are busy
+     * @param beforeEachRecord see {@link ConsumerLoop}
      */
     public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
             Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
-            io.micrometer.core.instrument.MeterRegistry registry) {
+            Runnable beforeEachRecord, io.micrometer.core.instrument.MeterRegistry registry) {
         this.jdbi = jdbi;
         this.charge = charge;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
-                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle, registry))
+                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
+                        beforeEachRecord, registry))
                 .toList();
     }
 

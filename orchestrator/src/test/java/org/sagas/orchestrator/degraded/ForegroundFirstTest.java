@@ -1,0 +1,68 @@
+package org.sagas.orchestrator.degraded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.http.ApiServer;
+
+class ForegroundFirstTest {
+    private static final ApiServer.Admission ADMIT = (ctx, deadline) -> () -> {};
+    private static final ApiServer.Admission REFUSE = (ctx, deadline) -> null;
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    @Test
+    void shouldNotHoldBackgroundWorkWhileFewerSubmissionsThanTheThresholdAreInFlight() {
+        // Given a threshold of 2 and one submission in flight
+        ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), registry);
+        foreground.around(ADMIT).admit(null, 0);
+
+        // When background work asks, it goes on at once
+        assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(registry.counter("saga.background.yields").count()).isZero();
+    }
+
+    @Test
+    void shouldHoldBackgroundWorkUntilTheSubmissionsThinOut() {
+        // Given a threshold of 2 and two submissions in flight
+        ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), registry);
+        ApiServer.Admission.Ticket first = foreground.around(ADMIT).admit(null, 0);
+        foreground.around(ADMIT).admit(null, 0);
+
+        // When background work asks, it waits
+        CompletableFuture<Void> background = CompletableFuture.runAsync(foreground::yieldToClients);
+        assertThat(background).failsWithin(Duration.ofMillis(200))
+                .withThrowableOfType(java.util.concurrent.TimeoutException.class);
+
+        // ... and goes on as soon as one submission ends, long before its longest wait
+        first.close();
+        assertThat(background).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(foreground.inFlight()).isEqualTo(1);
+        assertThat(registry.counter("saga.background.yields").count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNeverHoldBackgroundWorkLongerThanItsLongestWait() {
+        // Given clients that stay busy
+        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofMillis(100), registry);
+        foreground.around(ADMIT).admit(null, 0);
+
+        // When background work asks, it goes on after its longest wait all the same
+        long start = System.nanoTime();
+        assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(100);
+    }
+
+    @Test
+    void shouldNotCountRefusedSubmissions() {
+        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), registry);
+
+        assertThat(foreground.around(REFUSE).admit(null, 0)).isNull();
+
+        assertThat(foreground.inFlight()).isZero();
+    }
+}
