@@ -106,7 +106,8 @@ final class Product implements AutoCloseable {
         node = Node.open(s);
         started.push(node);
         node.ensureTopics();
-        ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(), node.registry);
+        ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
+                ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
             inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort());

@@ -18,7 +18,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
         Duration pendingTtl, long requestBudgetMillis, long answerReserveMillis, boolean degradedMode, boolean shedding,
         java.util.Set<String> inventoryLayers, Duration stepLease, Duration parkRetry, int foregroundBusyAt,
-        Duration foregroundMaxWait, Map<String, String> raw) {
+        Duration foregroundMaxWait, double foregroundCpuBusy, Map<String, String> raw) {
 
     /** Variable → (default, description). */
     public static final Map<String, String[]> VARIABLES = new LinkedHashMap<>();
@@ -51,6 +51,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_FOREGROUND_BUSY_AT", "8",
                 "order submissions in flight from which payment and reply consumers in the same process wait");
         v("SAGA_FOREGROUND_MAX_WAIT_MS", "1000", "longest such wait before each consumed record (0: never wait)");
+        v("SAGA_FOREGROUND_CPU_PERCENT", "90", "... and only while the machine's CPU use is at least this");
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
@@ -118,7 +119,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 Duration.ofMillis(integer(raw, "SAGA_STEP_LEASE_MS", 100, Integer.MAX_VALUE)),
                 Duration.ofMillis(integer(raw, "SAGA_PARK_RETRY_MS", 10, Integer.MAX_VALUE)),
                 integer(raw, "SAGA_FOREGROUND_BUSY_AT", 1, 100_000),
-                Duration.ofMillis(integer(raw, "SAGA_FOREGROUND_MAX_WAIT_MS", 0, 60_000)), raw);
+                Duration.ofMillis(integer(raw, "SAGA_FOREGROUND_MAX_WAIT_MS", 0, 60_000)),
+                integer(raw, "SAGA_FOREGROUND_CPU_PERCENT", 0, 100) / 100.0, raw);
     }
 
     public boolean embeddedDatabase() {
@@ -134,7 +136,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
                 resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry,
-                foregroundBusyAt, foregroundMaxWait, raw);
+                foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, raw);
     }
 
     /** One line per setting, for {@code --help}. */

@@ -3,32 +3,45 @@ package org.sagas.orchestrator.degraded;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.sagas.orchestrator.http.ApiServer;
 
 /**
- * Clients first: while {@code busyAt} or more order submissions are in flight in this process,
- * background work here (consuming payment commands and replies) waits before each record, up to
- * {@code maxWait} at a time, so that the cores go to the requests someone is waiting on. What
- * waits is asynchronous by design and sits safely in Kafka meanwhile; it catches up as soon as
- * the submissions thin out. A process without the API never waits. Thread-safe.
+ * Clients first: while {@code busyAt} or more order submissions are in flight in this process
+ * and the machine's cores are busy, background work here (consuming payment commands and replies)
+ * waits before each record, up to {@code maxWait} at a time, so that the cores go to the requests
+ * someone is waiting on. What waits is asynchronous by design and sits safely in Kafka meanwhile;
+ * it catches up as soon as the submissions thin out. With cores to spare nothing waits, however
+ * many submissions are in flight; a process without the API never waits. Thread-safe.
  */
 public final class ForegroundFirst {
+    private static final long READ_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final AtomicInteger inFlight = new AtomicInteger();
     private final int busyAt;
     private final long maxWaitNanos;
     private final Object calmer = new Object();
+    private final BooleanSupplier coresBusy;
     private final Counter waits;
     private final Timer waited;
 
-    public ForegroundFirst(int busyAt, Duration maxWait, MeterRegistry registry) {
+    /**
+     * @param coresBusy whether the machine's cores are busy now (see {@link #cpuAbove(double)})
+     */
+    public ForegroundFirst(int busyAt, Duration maxWait, BooleanSupplier coresBusy, MeterRegistry registry) {
         if (busyAt < 1) {
             throw new IllegalArgumentException("busyAt must be at least 1, was " + busyAt);
         }
         this.busyAt = busyAt;
         this.maxWaitNanos = maxWait.toNanos();
+        this.coresBusy = coresBusy;
         this.waits = Counter.builder("saga.background.yields")
                 .description("Background records held back while clients' submissions were in flight")
                 .register(registry);
@@ -60,7 +73,7 @@ public final class ForegroundFirst {
 
     /** Waits while clients are busy, at most the configured time; returns at once otherwise. */
     public void yieldToClients() {
-        if (maxWaitNanos == 0 || inFlight.get() < busyAt) {
+        if (maxWaitNanos == 0 || inFlight.get() < busyAt || !coresBusy.getAsBoolean()) {
             return;
         }
         waits.increment();
@@ -78,6 +91,24 @@ public final class ForegroundFirst {
             }
         }
         waited.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * True while the whole machine's CPU use is at least {@code fraction} (0 to 1), as the
+     * operating system last reported it; read at most every 100 ms.
+     */
+    public static BooleanSupplier cpuAbove(double fraction) {
+        OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        AtomicLong readAt = new AtomicLong(System.nanoTime() - READ_EVERY_NANOS);
+        AtomicReference<Double> last = new AtomicReference<>(0.0);
+        return () -> {
+            long now = System.nanoTime();
+            long previous = readAt.get();
+            if (now - previous >= READ_EVERY_NANOS && readAt.compareAndSet(previous, now)) {
+                last.set(os.getCpuLoad());
+            }
+            return last.get() >= fraction;
+        };
     }
 
     /** Submissions in flight now. */

@@ -18,7 +18,7 @@ class ForegroundFirstTest {
     @Test
     void shouldNotHoldBackgroundWorkWhileFewerSubmissionsThanTheThresholdAreInFlight() {
         // Given a threshold of 2 and one submission in flight
-        ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), registry);
+        ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), () -> true, registry);
         foreground.around(ADMIT).admit(null, 0);
 
         // When background work asks, it goes on at once
@@ -29,7 +29,7 @@ class ForegroundFirstTest {
     @Test
     void shouldHoldBackgroundWorkUntilTheSubmissionsThinOut() {
         // Given a threshold of 2 and two submissions in flight
-        ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), registry);
+        ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), () -> true, registry);
         ApiServer.Admission.Ticket first = foreground.around(ADMIT).admit(null, 0);
         foreground.around(ADMIT).admit(null, 0);
 
@@ -48,7 +48,7 @@ class ForegroundFirstTest {
     @Test
     void shouldNeverHoldBackgroundWorkLongerThanItsLongestWait() {
         // Given clients that stay busy
-        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofMillis(100), registry);
+        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofMillis(100), () -> true, registry);
         foreground.around(ADMIT).admit(null, 0);
 
         // When background work asks, it goes on after its longest wait all the same
@@ -58,8 +58,26 @@ class ForegroundFirstTest {
     }
 
     @Test
+    void shouldNotHoldBackgroundWorkWhenTheCoresHaveRoomHoweverManySubmissionsAreInFlight() {
+        // Given many submissions in flight on a machine with cores to spare
+        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), () -> false, registry);
+        for (int i = 0; i < 10; i++) {
+            foreground.around(ADMIT).admit(null, 0);
+        }
+
+        // When background work asks, it goes on at once
+        assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(registry.counter("saga.background.yields").count()).isZero();
+    }
+
+    @Test
+    void shouldNeverFindTheCoresBusierThanFull() {
+        assertThat(ForegroundFirst.cpuAbove(1.01).getAsBoolean()).isFalse();
+    }
+
+    @Test
     void shouldNotCountRefusedSubmissions() {
-        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), registry);
+        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), () -> true, registry);
 
         assertThat(foreground.around(REFUSE).admit(null, 0)).isNull();
 
