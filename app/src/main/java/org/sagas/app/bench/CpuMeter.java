@@ -1,9 +1,13 @@
 package org.sagas.app.bench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -26,10 +30,27 @@ public final class CpuMeter {
                 .flatMap(ProcessHandle::parent).map(ProcessHandle::pid).orElse(-1L);
     }
 
-    /** CPU time used so far, by group: {@code jvm}, {@code postgres}, {@code kafka}. */
-    public Map<String, Duration> read() {
+    /**
+     * CPU time used so far, by group: {@code jvm}, {@code postgres}, {@code kafka}, and the JVM's
+     * share split by thread: {@code jvm_<group>} for each group {@code threadGroup} names (threads
+     * it maps to null count in {@code jvm_product}) and {@code jvm_runtime}, what no Java thread
+     * accounts for (the JIT compilers, the garbage collector, threads that ended).
+     */
+    public Map<String, Duration> read(Function<String, String> threadGroup) {
         Map<String, Duration> used = new LinkedHashMap<>();
-        used.put("jvm", cpu(ProcessHandle.current()));
+        Duration jvm = cpu(ProcessHandle.current());
+        used.put("jvm", jvm);
+        Duration threads = Duration.ZERO;
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+            long nanos = info == null ? -1 : mx.getThreadCpuTime(info.getThreadId());
+            if (nanos > 0) {
+                String group = threadGroup.apply(info.getThreadName());
+                used.merge("jvm_" + (group == null ? "product" : group), Duration.ofNanos(nanos), Duration::plus);
+                threads = threads.plusNanos(nanos);
+            }
+        }
+        used.put("jvm_runtime", jvm.minus(threads));
         used.put("postgres", ProcessHandle.of(postmasterPid)
                 .map(pm -> sum(Stream.concat(Stream.of(pm), pm.descendants()))).orElse(Duration.ZERO));
         used.put("kafka", sum(ProcessHandle.current().descendants().filter(CpuMeter::isJava)));
