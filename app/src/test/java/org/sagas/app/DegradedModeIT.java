@@ -13,17 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.sagas.app.Submissions.Answer;
 import org.sagas.testkit.RealInfrastructure;
-import org.sagas.testkit.TestInfra;
 
 /**
  * Degraded mode on the real product (issue 5, items 3 to 6): orders parked as pending when
@@ -35,36 +30,9 @@ import org.sagas.testkit.TestInfra;
  */
 @RealInfrastructure
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class DegradedModeIT {
+class DegradedModeIT extends GameDayLifecycle {
     /** Shorter than the 5 s park retry, so a parked order expires before it is tried again. */
     private static final Map<String, String> SHORT_TTL = GameDay.realisticWith("SAGA_PENDING_TTL_MS", "2000");
-
-    private static TestProduct product;
-    private static String bootstrap;
-
-    @BeforeAll
-    static void start(TestInfra infra) {
-        product = TestProduct.shared(infra);
-        bootstrap = infra.bootstrapServers();
-    }
-
-    @BeforeEach
-    void healthyBefore() {
-        product.healthy();
-    }
-
-    @AfterEach
-    void healthyAfter() {
-        product.healthy();
-    }
-
-    @AfterAll
-    static void restore() {
-        if (product != null) {
-            product.defaults();
-            product.healthy();
-        }
-    }
 
     @Test
     @Order(1)

@@ -14,14 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.sagas.app.Submissions.Answer;
 import org.sagas.testkit.RealInfrastructure;
-import org.sagas.testkit.TestInfra;
 
 /**
  * Game days on the real stack (issue 5, item 9): the product with realistic inventory settings
@@ -30,33 +25,10 @@ import org.sagas.testkit.TestInfra;
  * Each game day ends with every accepted order settled and the invariants of DESIGN.md section 8.
  */
 @RealInfrastructure
-class GameDayIT {
-    private static TestProduct product;
-    private static String bootstrap;
-
-    @BeforeAll
-    static void start(TestInfra infra) {
-        product = TestProduct.shared(infra);
-        bootstrap = infra.bootstrapServers();
-    }
-
-    @BeforeEach
-    void realisticAndHealthy() {
-        product.ensure(REALISTIC);
-        product.healthy();
-    }
-
-    @AfterEach
-    void healthyAfter() {
-        product.healthy();
-    }
-
-    @AfterAll
-    static void restore() {
-        if (product != null) {
-            product.defaults();
-            product.healthy();
-        }
+class GameDayIT extends GameDayLifecycle {
+    @Override
+    Map<String, String> settings() {
+        return REALISTIC;
     }
 
     @Test

@@ -16,14 +16,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.sagas.app.Submissions.Answer;
 import org.sagas.testkit.RealInfrastructure;
-import org.sagas.testkit.TestInfra;
 
 /**
  * The protections around degraded mode on the real product (issue 5, items 2, 7 and 8): a "no"
@@ -31,7 +26,7 @@ import org.sagas.testkit.TestInfra;
  * shed first when too much is in flight; every metric the runbook relies on is exposed.
  */
 @RealInfrastructure
-class ProtectionIT {
+class ProtectionIT extends GameDayLifecycle {
     /**
      * A hair-trigger breaker (50% failures over 10 calls); attempts allowed 8 s and a bulkhead with
      * room for every call, so slow calls wait in flight instead of being parked; the test's clients
@@ -43,30 +38,9 @@ class ProtectionIT {
             "SAGA_INVENTORY_TIMEOUT_MS", "8000",
             "SAGA_INVENTORY_BULKHEAD_PERMITS", "100");
 
-    private static TestProduct product;
-
-    @BeforeAll
-    static void start(TestInfra infra) {
-        product = TestProduct.shared(infra);
-    }
-
-    @BeforeEach
-    void healthyBefore() {
-        product.ensure(SETTINGS);
-        product.healthy();
-    }
-
-    @AfterEach
-    void healthyAfter() {
-        product.healthy();
-    }
-
-    @AfterAll
-    static void restore() {
-        if (product != null) {
-            product.defaults();
-            product.healthy();
-        }
+    @Override
+    Map<String, String> settings() {
+        return SETTINGS;
     }
 
     @Test
