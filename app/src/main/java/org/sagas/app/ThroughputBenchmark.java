@@ -160,7 +160,7 @@ final class ThroughputBenchmark {
                     + " percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM updated_at - created_at)),"
                     + " percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM updated_at - created_at)),"
                     + " extract(epoch FROM max(updated_at) - min(created_at))"
-                    + " FROM orders WHERE status = 'CONFIRMED' AND customer_id = 'bench'");
+                    + " FROM orders WHERE status = 'CONFIRMED' AND customer_id = '" + CUSTOMER + "'");
             rs.next();
             long confirmed = rs.getLong(1);
             double span = rs.getDouble(4);
@@ -268,7 +268,8 @@ final class ThroughputBenchmark {
 
     private static long confirmed(DataSource db) throws Exception {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            var rs = s.executeQuery("SELECT count(*) FROM orders WHERE customer_id = 'bench' AND status = 'CONFIRMED'");
+            var rs = s.executeQuery("SELECT count(*) FROM orders WHERE customer_id = '" + CUSTOMER
+                    + "' AND status = 'CONFIRMED'");
             rs.next();
             return rs.getLong(1);
         }
