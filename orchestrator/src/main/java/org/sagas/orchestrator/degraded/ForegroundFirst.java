@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.sagas.orchestrator.http.ApiServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Clients first: while {@code busyAt} or more order submissions are in flight in this process
@@ -23,8 +25,12 @@ import org.sagas.orchestrator.http.ApiServer;
  */
 public final class ForegroundFirst {
     private static final long READ_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private static final Logger log = LoggerFactory.getLogger(ForegroundFirst.class);
 
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
     private final int busyAt;
     private final long maxWaitNanos;
     private final Object calmer = new Object();
@@ -78,6 +84,13 @@ public final class ForegroundFirst {
         }
         waits.increment();
         long start = System.nanoTime();
+        long logged = lastLogged.get();
+        // Visible, but one line per LOG_EVERY at most: the count hovers around the threshold under load.
+        if (start - logged >= LOG_EVERY_NANOS && lastLogged.compareAndSet(logged, start)) {
+            log.info("clients first: {} submissions in flight and the cores busy; background consumers wait up to"
+                    + " {} ms before each record (saga_background_yields_total)", inFlight.get(),
+                    TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
+        }
         long end = start + maxWaitNanos;
         synchronized (calmer) {
             long left;
