@@ -30,11 +30,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes one topic in a group, one record at a time, at least once: the offset is committed
- * only after the handler succeeded, so handlers must be idempotent (the inbox makes them so).
- * A {@link PoisonMessage} goes to {@code <topic>.dlt} with the reason in header
- * {@code dlt-reason}; any other failure is retried after a back-off, never dropped.
- * Runs on its own thread; {@link #close()} stops it.
+ * Consumes one topic in a group, at least once, handing each poll's records of a partition to the
+ * handler in batches (one transaction each, for example): the offset is committed only after the
+ * handler succeeded, so handlers must be idempotent (the inbox makes them so). A batch that fails
+ * as a whole is handled again one record at a time, so that one bad record holds up only itself.
+ * A record the handler rejects (or a {@link PoisonMessage}) goes to {@code <topic>.dlt} with the
+ * reason in header {@code dlt-reason}; any other failure is retried after a back-off, never
+ * dropped. Runs on its own thread; {@link #close()} stops it.
  */
 public final class ConsumerLoop implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConsumerLoop.class);
@@ -42,8 +44,11 @@ public final class ConsumerLoop implements AutoCloseable {
     private final String topic;
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> deadLetters;
-    private final Consumer<ConsumerRecord<String, byte[]>> handler;
-    private final Runnable beforeEachRecord;
+    /** The most records handled together: bounds a transaction and the wait between two yields. */
+    static final int MAX_BATCH = 50;
+
+    private final BatchHandler handler;
+    private final Runnable beforeEachBatch;
     private final Thread thread;
     private volatile boolean running = true;
     private final Counter retried;
@@ -58,15 +63,29 @@ public final class ConsumerLoop implements AutoCloseable {
         }
     }
 
+    /** Handles records of one partition together, in their order. */
+    @FunctionalInterface
+    public interface BatchHandler {
+        /**
+         * @return the records that can never be processed, each with why; they go to the
+         *     dead-letter topic, the others counted as done
+         * @throws RuntimeException when the batch failed as a whole and none of its effects stayed
+         */
+        List<Rejected> handle(List<ConsumerRecord<String, byte[]>> records);
+    }
+
+    /** A record the handler cannot process, and why. */
+    public record Rejected(ConsumerRecord<String, byte[]> record, String reason) {}
+
     /**
-     * @param beforeEachRecord runs before each record is handled (e.g. waits while clients are
+     * @param beforeEachBatch runs before each batch is handled (e.g. waits while clients are
      *     busy, see {@code ForegroundFirst}); {@code () -> {}} for nothing
      */
-    public ConsumerLoop(String bootstrapServers, String group, String topic,
-            Consumer<ConsumerRecord<String, byte[]>> handler, Runnable beforeEachRecord, MeterRegistry registry) {
+    public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
+            Runnable beforeEachBatch, MeterRegistry registry) {
         this.topic = topic;
         this.handler = handler;
-        this.beforeEachRecord = beforeEachRecord;
+        this.beforeEachBatch = beforeEachBatch;
         this.retried = Counter.builder("saga.consumer.retries").tag("topic", topic)
                 .description("Records whose handling failed and will be retried").register(registry);
         this.deadLettered = Counter.builder("saga.dead.lettered").tag("topic", topic)
@@ -101,9 +120,10 @@ public final class ConsumerLoop implements AutoCloseable {
                 Map<TopicPartition, OffsetAndMetadata> done = new java.util.HashMap<>();
                 try {
                     for (TopicPartition partition : records.partitions()) {
-                        for (ConsumerRecord<String, byte[]> record : records.records(partition)) {
-                            process(record);
-                            done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+                        List<ConsumerRecord<String, byte[]>> all = records.records(partition);
+                        for (int from = 0; from < all.size(); from += MAX_BATCH) {
+                            process(all.subList(from, Math.min(all.size(), from + MAX_BATCH)),
+                                    r -> done.put(partition, new OffsetAndMetadata(r.offset() + 1)));
                         }
                     }
                 } finally {
@@ -133,18 +153,41 @@ public final class ConsumerLoop implements AutoCloseable {
         deadLetters.close(Duration.ofSeconds(5));
     }
 
-    private void process(ConsumerRecord<String, byte[]> record) {
-        beforeEachRecord.run();
+    /** Handles {@code batch}, calling {@code done} with the last record handled (or dead-lettered). */
+    private void process(List<ConsumerRecord<String, byte[]>> batch, Consumer<ConsumerRecord<String, byte[]>> done) {
+        beforeEachBatch.run();
+        List<Rejected> rejected;
         try {
-            handler.accept(record);
+            rejected = handler.handle(batch);
         } catch (PoisonMessage poison) {
-            deadLetter(record, poison.getMessage());
-            deadLettered.increment();
+            if (batch.size() > 1) {
+                oneByOne(batch, done);
+                return;
+            }
+            rejected = List.of(new Rejected(batch.get(0), poison.getMessage()));
         } catch (RuntimeException e) {
+            if (batch.size() > 1) {
+                log.debug("{} batch of {} failed, handled again one record at a time: {}", topic, batch.size(),
+                        e.toString());
+                oneByOne(batch, done);
+                return;
+            }
             // The fallback for a failed effect is to retry it later: visible with the order and the cause.
             retried.increment();
-            log.warn("{} record for order {} failed, retried after a back-off: {}", topic, record.key(), e.toString());
+            log.warn("{} record for order {} failed, retried after a back-off: {}", topic, batch.get(0).key(),
+                    e.toString());
             throw new RetryLater(e);
+        }
+        for (Rejected r : rejected) {
+            deadLetter(r.record(), r.reason());
+            deadLettered.increment();
+        }
+        done.accept(batch.get(batch.size() - 1));
+    }
+
+    private void oneByOne(List<ConsumerRecord<String, byte[]>> batch, Consumer<ConsumerRecord<String, byte[]>> done) {
+        for (ConsumerRecord<String, byte[]> record : batch) {
+            process(List.of(record), done);
         }
     }
 

@@ -1,7 +1,11 @@
 package org.sagas.adapters.payment;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,10 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes {@code payments.commands}, charges the provider with the command's idempotency key and
- * publishes the outcome to {@code payments.events} through the outbox, recording the command's
- * message id in the inbox in the same transaction. A redelivered command has no second effect:
- * the inbox skips it, and the provider answers a repeated key from its ledger. A command that
- * cannot be parsed goes to {@code payments.commands.dlt}. Thread-safe.
+ * publishes the outcomes to {@code payments.events} through the outbox, recording the commands'
+ * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
+ * A redelivered command has no second effect: the inbox skips it, and the provider answers a
+ * repeated key from its ledger. A command that cannot be parsed goes to
+ * {@code payments.commands.dlt}. Thread-safe.
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
@@ -39,17 +44,17 @@ public final class PaymentWorker implements AutoCloseable {
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
      * @param threads consumers in the group; at most the topic's partition count are busy
-     * @param beforeEachRecord see {@link ConsumerLoop}
+     * @param beforeEachBatch see {@link ConsumerLoop}
      */
     public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
             Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
-            Runnable beforeEachRecord, io.micrometer.core.instrument.MeterRegistry registry) {
+            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
         this.jdbi = jdbi;
         this.charge = charge;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
-                        beforeEachRecord, registry))
+                        beforeEachBatch, registry))
                 .toList();
     }
 
@@ -58,32 +63,53 @@ public final class PaymentWorker implements AutoCloseable {
         return this;
     }
 
-    void handle(ConsumerRecord<String, byte[]> record) {
-        IncomingMessage message = ParsedMessage.parse(record);
-        if (!OrderMessages.CHARGE_PAYMENT.equals(message.type())) {
-            throw new PoisonMessage("unexpected message type " + message.type() + " on " + Topics.PAYMENTS_COMMANDS);
-        }
-        ChargePayment command = read(message.payload());
-        // A redelivered command calls the provider again with the same key and gets the stored answer;
-        // the inbox below keeps its effect (the reply) to one.
-        PaymentProvider.Charge outcome = charge.apply(command);
-        OutgoingMessage reply = outcome == PaymentProvider.Charge.CAPTURED
-                ? new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(), OrderMessages.PAYMENT_CAPTURED,
-                        new OrderMessages.PaymentCaptured(command.orderId(), command.idempotencyKey()))
-                : new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(), OrderMessages.PAYMENT_DECLINED,
-                        new OrderMessages.PaymentDeclined(command.orderId(), command.idempotencyKey(),
-                                outcome.name().toLowerCase(java.util.Locale.ROOT)));
-        boolean first = jdbi.inTransaction(h -> {
-            if (!Inbox.firstDelivery(h, CONSUMER, message.messageId())) {
-                return false;
+    List<ConsumerLoop.Rejected> handle(List<ConsumerRecord<String, byte[]>> records) {
+        List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
+        Map<UUID, OutgoingMessage> replies = new LinkedHashMap<>();
+        for (ConsumerRecord<String, byte[]> record : records) {
+            try {
+                IncomingMessage message = ParsedMessage.parse(record);
+                if (!OrderMessages.CHARGE_PAYMENT.equals(message.type())) {
+                    throw new PoisonMessage("unexpected message type " + message.type() + " on "
+                            + Topics.PAYMENTS_COMMANDS);
+                }
+                ChargePayment command = read(message.payload());
+                // A redelivered command calls the provider again with the same key and gets the stored
+                // answer; the inbox below keeps its effect (the reply) to one.
+                replies.put(message.messageId(), reply(command, charge.apply(command)));
+            } catch (PoisonMessage poison) {
+                rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
             }
-            OutboxWriter.append(h, List.of(reply), command.orderId().toString());
-            return true;
-        });
-        if (first) {
-            afterOutboxWrite.run();
-            log.debug("order {} payment {}", command.orderId(), outcome);
         }
+        if (replies.isEmpty()) {
+            return rejected;
+        }
+        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
+            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, replies.keySet());
+            List<OutgoingMessage> out = new ArrayList<>();
+            replies.forEach((id, reply) -> {
+                if (fresh.contains(id)) {
+                    out.add(reply);
+                }
+            });
+            OutboxWriter.append(h, out);
+            return out;
+        });
+        if (!first.isEmpty()) {
+            afterOutboxWrite.run();
+            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
+        }
+        return rejected;
+    }
+
+    private static OutgoingMessage reply(ChargePayment command, PaymentProvider.Charge outcome) {
+        return outcome == PaymentProvider.Charge.CAPTURED
+                ? new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
+                        OrderMessages.PAYMENT_CAPTURED,
+                        new OrderMessages.PaymentCaptured(command.orderId(), command.idempotencyKey()))
+                : new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
+                        OrderMessages.PAYMENT_DECLINED, new OrderMessages.PaymentDeclined(command.orderId(),
+                                command.idempotencyKey(), outcome.name().toLowerCase(java.util.Locale.ROOT)));
     }
 
     private static ChargePayment read(JsonNode body) {

@@ -1,5 +1,8 @@
 package org.sagas.orchestrator.persistence;
 
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -10,10 +13,17 @@ import org.jdbi.v3.core.Handle;
 public final class Inbox {
     private Inbox() {}
 
-    /** Records {@code messageId} for {@code consumer}; false when it was already there (a redelivery). */
-    public static boolean firstDelivery(Handle handle, String consumer, UUID messageId) {
-        return handle.createUpdate("INSERT INTO inbox (consumer, message_id) VALUES (:consumer, :id)"
-                        + " ON CONFLICT DO NOTHING")
-                .bind("consumer", consumer).bind("id", messageId).execute() == 1;
+    /**
+     * Records {@code messageIds} for {@code consumer} in one statement.
+     *
+     * @return those that were not there yet (the others are redeliveries)
+     */
+    public static Set<UUID> firstDeliveries(Handle handle, String consumer, Collection<UUID> messageIds) {
+        return new HashSet<>(handle.createQuery("INSERT INTO inbox (consumer, message_id)"
+                        + " SELECT :consumer, id FROM unnest(CAST(:ids AS uuid[])) AS id ON CONFLICT DO NOTHING"
+                        + " RETURNING message_id")
+                .bind("consumer", consumer)
+                .bindArray("ids", String.class, messageIds.stream().map(UUID::toString).toArray())
+                .mapTo(UUID.class).list());
     }
 }

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.saga;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -118,26 +119,62 @@ public final class SagaEngine {
         return current;
     }
 
+    /** A reply and the saga it answers. */
+    public record Reply(IncomingMessage message, UUID sagaId) {}
+
     /**
      * Applies a reply to the saga it answers ({@code correlationId} = saga id), recording the
      * message id in the inbox in the same transaction; then runs whatever became due.
      */
     public ReplyOutcome handleReply(String consumer, IncomingMessage message, UUID sagaId) {
-        var result = jdbi.inTransaction(h -> {
-            if (!Inbox.firstDelivery(h, consumer, message.messageId())) {
-                return new Applied<>(ReplyOutcome.DUPLICATE, null, null);
+        return handleReplies(consumer, List.of(new Reply(message, sagaId))).get(0);
+    }
+
+    /**
+     * Applies {@code replies} in their order in one transaction: their message ids go to the inbox
+     * and the sagas they answer are locked (in id order) with one statement each, then each saga
+     * moves on; a saga answered twice sees its first reply's effect. After the commit, runs
+     * whatever became due; a failure there is logged and left to the due-time runner.
+     *
+     * @return what became of each reply, in the same order
+     */
+    public List<ReplyOutcome> handleReplies(String consumer, List<Reply> replies) {
+        List<Applied<?>> results = jdbi.inTransaction(h -> {
+            Set<UUID> fresh = Inbox.firstDeliveries(h, consumer,
+                    replies.stream().map(r -> r.message().messageId()).toList());
+            Map<UUID, SagaInstance<?>> current = new HashMap<>();
+            for (SagaStore.Row row : SagaStore.lockAll(h, replies.stream().map(Reply::sagaId).distinct().toList())) {
+                current.put(row.id(), read(definition(row.type()), row));
             }
-            Optional<SagaStore.Row> row = SagaStore.find(h, sagaId, true);
-            if (row.isEmpty()) {
-                return new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null);
+            List<Applied<?>> list = new ArrayList<>();
+            for (Reply reply : replies) {
+                SagaInstance<?> instance = current.get(reply.sagaId());
+                Applied<?> applied = !fresh.remove(reply.message().messageId())
+                        ? new Applied<>(ReplyOutcome.DUPLICATE, null, null)
+                        : instance == null ? new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null)
+                        : applyReply(h, instance, reply.message());
+                if (applied.transition() != null) {
+                    current.put(reply.sagaId(), applied.transition().after());
+                }
+                list.add(applied);
             }
-            return applyReply(h, definition(row.get().type()), row.get(), message);
+            return list;
         });
-        if (result.transition() != null) {
-            committed(result.transition());
-            resumeInline(result);
+        List<ReplyOutcome> outcomes = new ArrayList<>();
+        for (Applied<?> applied : results) {
+            if (applied.transition() != null) {
+                committed(applied.transition());
+                try {
+                    resumeInline(applied);
+                } catch (RuntimeException e) {
+                    // Committed and due after its lease: the due-time runner takes it from here.
+                    log.warn("saga {} could not go on after its reply, resumed later: {}",
+                            applied.transition().after().id(), e.toString());
+                }
+            }
+            outcomes.add(applied.outcome());
         }
-        return result.outcome();
+        return outcomes;
     }
 
     /**
@@ -221,13 +258,14 @@ public final class SagaEngine {
 
     /** The instance as stored now, if any. */
     public Optional<SagaInstance<?>> find(UUID id) {
-        return jdbi.withHandle(h -> SagaStore.find(h, id, false).map(row -> read(definition(row.type()), row)));
+        return jdbi.withHandle(h -> SagaStore.find(h, id).map(row -> read(definition(row.type()), row)));
     }
 
     private record Applied<D>(ReplyOutcome outcome, SagaDefinition<D> def, Transition<D> transition) {}
 
-    private <D> Applied<D> applyReply(Handle h, SagaDefinition<D> def, SagaStore.Row row, IncomingMessage message) {
-        SagaInstance<D> instance = row.as(def);
+    private <D> Applied<D> applyReply(Handle h, SagaInstance<D> instance, IncomingMessage message) {
+        @SuppressWarnings("unchecked")
+        SagaDefinition<D> def = (SagaDefinition<D>) definition(instance.type());
         if (instance.status() != SagaStatus.AWAITING_REPLY
                 || !(def.step(instance.stepIndex()) instanceof SagaStep.Async<D> async)) {
             log.warn("saga {} got {} while {} at {}: ignored", instance.id(), message.type(), instance.status(),

@@ -75,10 +75,17 @@ final class SagaStore {
         }
     }
 
-    static Optional<Row> find(Handle h, UUID id, boolean forUpdate) {
-        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE saga_id = :id"
-                        + (forUpdate ? " FOR UPDATE" : ""))
+    static Optional<Row> find(Handle h, UUID id) {
+        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE saga_id = :id")
                 .bind("id", id).map(SagaStore::row).findOne();
+    }
+
+    /** Locks the instances among {@code ids} that exist, in id order (no deadlock between lockers of many). */
+    static List<Row> lockAll(Handle h, List<UUID> ids) {
+        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE saga_id = ANY(CAST(:ids AS uuid[]))"
+                        + " ORDER BY saga_id FOR UPDATE")
+                .bindArray("ids", String.class, ids.stream().map(UUID::toString).toArray())
+                .map(SagaStore::row).list();
     }
 
     /**

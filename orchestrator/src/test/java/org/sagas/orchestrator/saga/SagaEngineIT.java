@@ -77,6 +77,41 @@ class SagaEngineIT {
     }
 
     @Test
+    void shouldApplyABatchOfRepliesInOrderInOneTransaction() {
+        // Given two trips waiting for their flights
+        UUID booked = UUID.randomUUID();
+        UUID full = UUID.randomUUID();
+        for (UUID id : List.of(booked, full)) {
+            engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        }
+        IncomingMessage flightBooked = reply("FlightBooked");
+
+        // When one batch brings: a booking, the same booking again, a late second answer for the same
+        // trip, a refusal for the other trip, and a reply for a trip that does not exist
+        List<SagaEngine.ReplyOutcome> outcomes = engine.handleReplies("trips", List.of(
+                new SagaEngine.Reply(flightBooked, booked),
+                new SagaEngine.Reply(flightBooked, booked),
+                new SagaEngine.Reply(reply("FlightFull"), booked),
+                new SagaEngine.Reply(reply("FlightFull"), full),
+                new SagaEngine.Reply(reply("FlightBooked"), UUID.randomUUID())));
+
+        // Then each reply has its own outcome, the second answer met the state the first one left
+        assertThat(outcomes).containsExactly(SagaEngine.ReplyOutcome.APPLIED, SagaEngine.ReplyOutcome.DUPLICATE,
+                SagaEngine.ReplyOutcome.NOT_AWAITED, SagaEngine.ReplyOutcome.APPLIED,
+                SagaEngine.ReplyOutcome.UNKNOWN_SAGA);
+        assertThat(engine.find(booked).orElseThrow().status()).isEqualTo(SagaStatus.COMPLETED);
+        assertThat(engine.find(full).orElseThrow().status()).isEqualTo(SagaStatus.COMPENSATED);
+        assertThat(history(booked)).containsExactly("TRIP_RUNNING", "TRIP_AWAITING_REPLY", "TRIP_RUNNING",
+                "TRIP_COMPLETED");
+
+        // And a later redelivery changes nothing
+        List<SagaEngine.ReplyOutcome> again = engine.handleReplies("trips", List.of(
+                new SagaEngine.Reply(flightBooked, booked)));
+        assertThat(again).containsExactly(SagaEngine.ReplyOutcome.DUPLICATE);
+        assertThat(history(booked)).hasSize(4);
+    }
+
+    @Test
     void shouldRejectAStaleWriteWithTheOptimisticLock() {
         UUID id = UUID.randomUUID();
         SagaInstance<Trip> started = engine.start(trips, id, TripSaga.trip(), h -> {});
