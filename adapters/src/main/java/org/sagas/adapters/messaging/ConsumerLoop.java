@@ -45,7 +45,7 @@ public final class ConsumerLoop implements AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> deadLetters;
     /** The most records handled together: bounds a transaction and the wait between two yields. */
-    static final int MAX_BATCH = 50;
+    static final int MAX_BATCH = 20;
 
     private final BatchHandler handler;
     private final Runnable beforeEachBatch;
