@@ -50,7 +50,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 "part of a POST /orders budget kept for storing the answer: inventory gets the rest");
         v("SAGA_FOREGROUND_BUSY_AT", "8",
                 "order submissions in flight from which payment and reply consumers in the same process wait");
-        v("SAGA_FOREGROUND_MAX_WAIT_MS", "1000", "longest such wait before each consumed record (0: never wait)");
+        v("SAGA_FOREGROUND_MAX_WAIT_MS", "1000", "longest such wait before each consumed batch (0: never wait)");
         v("SAGA_FOREGROUND_CPU_PERCENT", "90", "... and only while the machine's CPU use is at least this");
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Clients first: while {@code busyAt} or more order submissions are in flight in this process
  * and the machine's cores are busy, background work here (consuming payment commands and replies)
- * waits before each record, up to {@code maxWait} at a time, so that the cores go to the requests
+ * waits before each batch of records, up to {@code maxWait} at a time, so that the cores go to the requests
  * someone is waiting on. What waits is asynchronous by design and sits safely in Kafka meanwhile;
  * it catches up as soon as the submissions thin out. With cores to spare nothing waits, however
  * many submissions are in flight; a process without the API never waits. Thread-safe.
@@ -88,7 +88,7 @@ public final class ForegroundFirst {
         // Visible, but one line per LOG_EVERY at most: the count hovers around the threshold under load.
         if (start - logged >= LOG_EVERY_NANOS && lastLogged.compareAndSet(logged, start)) {
             log.info("clients first: {} submissions in flight and the cores busy; background consumers wait up to"
-                    + " {} ms before each record (saga_background_yields_total)", inFlight.get(),
+                    + " {} ms before each batch (saga_background_yields_total)", inFlight.get(),
                     TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
         }
         long end = start + maxWaitNanos;
