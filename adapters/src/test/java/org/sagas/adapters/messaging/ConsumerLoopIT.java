@@ -1,0 +1,122 @@
+package org.sagas.adapters.messaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.testkit.RealInfrastructure;
+import org.sagas.testkit.TestInfra;
+
+/** The consumer loop's batches on a real broker: bounded, in order, a bad record holding up only itself. */
+@RealInfrastructure
+class ConsumerLoopIT {
+    private static final int RECORDS = 45;
+    private static final int POISON = 3;
+    private static final int FLAKY = 26;
+
+    @Test
+    void shouldHandleEachRecordOnceInBoundedBatchesAndSetAsideOnlyTheBadOnes(TestInfra infra) {
+        // Given 45 records in one partition: one the handler rejects, one whose effect fails twice
+        String topic = infra.createTopic(infra.topic("loop"), 1);
+        infra.createTopic(Topics.deadLetter(topic), 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(topic, "k" + i, i == POISON ? "poison" : "ok"));
+            }
+        }
+        List<String> effects = new CopyOnWriteArrayList<>();
+        List<Integer> batches = new CopyOnWriteArrayList<>();
+        Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        List<Integer> flakyBatches = new CopyOnWriteArrayList<>();
+        AtomicInteger yields = new AtomicInteger();
+        ConsumerLoop.BatchHandler handler = records -> {
+            batches.add(records.size());
+            List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
+            List<String> done = new ArrayList<>();
+            for (ConsumerRecord<String, byte[]> r : records) {
+                if ("poison".equals(new String(r.value(), StandardCharsets.UTF_8))) {
+                    rejected.add(new ConsumerLoop.Rejected(r, "cannot read k" + POISON));
+                    continue;
+                }
+                if (r.key().equals("k" + FLAKY)) {
+                    flakyBatches.add(records.size());
+                    if (attempts.computeIfAbsent(r.key(), k -> new AtomicInteger()).incrementAndGet() <= 2) {
+                        throw new IllegalStateException("database unavailable"); // nothing of the batch stays
+                    }
+                }
+                done.add(r.key());
+            }
+            effects.addAll(done); // the batch's "transaction" commits
+            return rejected;
+        };
+
+        // When the loop consumes them
+        try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), "loop-" + UUID.randomUUID(), topic,
+                handler, yields::incrementAndGet, new SimpleMeterRegistry()).start()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == RECORDS - 1);
+
+            // Then every good record took effect exactly once, in order, in batches of at most 20,
+            // the failing one only after two retries and the rejected one not at all
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < RECORDS; i++) {
+                if (i != POISON) {
+                    expected.add("k" + i);
+                }
+            }
+            assertThat(effects).containsExactlyElementsOf(expected);
+            assertThat(batches).allSatisfy(size -> assertThat(size).isBetween(1, ConsumerLoop.MAX_BATCH));
+            assertThat(batches).anySatisfy(size -> assertThat(size).isGreaterThan(1));
+            assertThat(attempts.get("k" + FLAKY)).hasValue(3);
+            // the failed batch was handled again record by record: the failing one alone
+            assertThat(IntStream.range(1, flakyBatches.size())
+                    .anyMatch(i -> flakyBatches.get(i - 1) > 1 && flakyBatches.get(i) == 1)).as("batch sizes %s",
+                    flakyBatches).isTrue();
+            assertThat(yields.get()).isEqualTo(batches.size());
+
+            // And the rejected record is on the dead-letter topic with its reason
+            ConsumerRecord<String, byte[]> dead = readOne(infra.bootstrapServers(), Topics.deadLetter(topic));
+            assertThat(dead.key()).isEqualTo("k" + POISON);
+            assertThat(new String(dead.headers().lastHeader(Topics.DLT_REASON).value(), StandardCharsets.UTF_8))
+                    .isEqualTo("cannot read k" + POISON);
+        }
+    }
+
+    private static ConsumerRecord<String, byte[]> readOne(String bootstrap, String topic) {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ConsumerConfig.GROUP_ID_CONFIG,
+                "reader-" + UUID.randomUUID(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new StringDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            List<ConsumerRecord<String, byte[]>> read = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+                return !read.isEmpty();
+            });
+            assertThat(read).hasSize(1);
+            return read.get(0);
+        }
+    }
+}
