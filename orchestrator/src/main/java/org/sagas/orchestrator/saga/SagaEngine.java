@@ -329,11 +329,6 @@ public final class SagaEngine {
         return row.as(def);
     }
 
-    private <D> void commit(SagaDefinition<D> def, Transition<D> t) {
-        jdbi.useTransaction(h -> write(h, def, t));
-        committed(t);
-    }
-
     private <D> void write(Handle h, SagaDefinition<D> def, Transition<D> t) {
         SagaStore.update(h, t);
         def.onTransition(h, t.after(), t.reason());
