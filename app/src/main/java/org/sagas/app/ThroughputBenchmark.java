@@ -119,6 +119,7 @@ final class ThroughputBenchmark {
         long end = start + duration.toNanos();
         CpuMeter cpu = new CpuMeter(backendPid(db));
         Map<String, Duration> cpuBefore = cpu.read(ThroughputBenchmark::threadGroup);
+        DbWork dbBefore = DbWork.read(db);
         Thread progress = progress(sent, accepted, db, start);
         out.printf("driving %d orders or %d s, whichever ends first, with %d clients...%n", orders,
                 duration.toSeconds(), concurrency);
@@ -152,6 +153,8 @@ final class ThroughputBenchmark {
             Thread.sleep(200);
         }
         Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read(ThroughputBenchmark::threadGroup));
+        Thread.sleep(1000); // PostgreSQL publishes its counters at most every 500 ms
+        DbWork dbUsed = DbWork.read(db).minus(dbBefore);
         pool.shutdown();
         progress.interrupt();
         Map<String, Object> r = new LinkedHashMap<>();
@@ -174,6 +177,7 @@ final class ThroughputBenchmark {
             r.put("confirm_p50_ms", round(rs.getDouble(2) * 1000));
             r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
             cpuPerOrder(r, cpuUsed, confirmed);
+            dbUsed.perOrder(r, confirmed);
         }
         return r;
     }
@@ -197,6 +201,36 @@ final class ThroughputBenchmark {
         int cores = Runtime.getRuntime().availableProcessors();
         r.put("cores", cores);
         r.put("cpu_bound_orders_per_second", round(cores * 1000 / total));
+    }
+
+    /**
+     * PostgreSQL's own counters for the database: transactions, rows written, WAL bytes. Unlike
+     * times, they do not drift with the machine's speed, so they show a change in how much work an
+     * order takes even when two runs' throughput cannot be told apart.
+     */
+    private record DbWork(long transactions, long rowsWritten, long walBytes) {
+        static DbWork read(DataSource db) throws Exception {
+            try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+                var rs = s.executeQuery("SELECT xact_commit + xact_rollback, tup_inserted + tup_updated + tup_deleted,"
+                        + " pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"
+                        + " FROM pg_stat_database WHERE datname = current_database()");
+                rs.next();
+                return new DbWork(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+            }
+        }
+
+        DbWork minus(DbWork before) {
+            return new DbWork(transactions - before.transactions, rowsWritten - before.rowsWritten,
+                    walBytes - before.walBytes);
+        }
+
+        void perOrder(Map<String, Object> r, long orders) {
+            if (orders > 0) {
+                r.put("pg_transactions_per_order", round((double) transactions / orders));
+                r.put("pg_rows_written_per_order", round((double) rowsWritten / orders));
+                r.put("pg_wal_kb_per_order", round(walBytes / 1024.0 / orders));
+            }
+        }
     }
 
     private static ThreadFactory loadThreads() {

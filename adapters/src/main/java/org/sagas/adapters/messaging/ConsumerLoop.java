@@ -238,6 +238,12 @@ public final class ConsumerLoop implements AutoCloseable {
 
     @Override
     public void close() {
+        if (thread.getState() == Thread.State.NEW) {
+            // Never started: the clients the loop would have closed on its way out are closed here.
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+            deadLetters.close(Duration.ZERO);
+            return;
+        }
         running = false;
         consumer.wakeup();
         try {

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jdbi.v3.core.Jdbi;
+import org.sagas.adapters.http.ParticipantError;
 import org.sagas.adapters.messaging.ConsumerLoop;
 import org.sagas.adapters.messaging.ParsedMessage;
 import org.sagas.adapters.messaging.PoisonMessage;
@@ -29,11 +30,13 @@ import org.slf4j.LoggerFactory;
  * publishes the outcomes to {@code payments.events} through the outbox, recording the commands'
  * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
  * A redelivered command has no second effect: the inbox skips it, and the provider answers a
- * repeated key from its ledger. A command that cannot be parsed goes to
- * {@code payments.commands.dlt}. Thread-safe.
+ * repeated key from its ledger. A command that cannot be parsed, or that the provider refuses as
+ * wrong (400, 422), goes to {@code payments.commands.dlt} with the reason. Thread-safe.
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
+    /** The longest idempotency key a provider takes (as the API's {@code Idempotency-Key}). */
+    static final int MAX_KEY_LENGTH = 255;
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
     private final Jdbi jdbi;
@@ -79,6 +82,14 @@ public final class PaymentWorker implements AutoCloseable {
                 replies.put(message.messageId(), reply(command, charge.apply(command)));
             } catch (PoisonMessage poison) {
                 rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
+            } catch (ParticipantError refused) {
+                if (!refusedForGood(refused)) {
+                    throw refused; // e.g. 401/403: a setting to fix, after which the command goes through
+                }
+                // The provider charged nothing and never will for this request: set it aside, visibly.
+                // The order shows PAYMENT_UNKNOWN after its step timeout, for an operator.
+                rejected.add(new ConsumerLoop.Rejected(record, "the provider refused the charge: "
+                        + refused.getMessage()));
             }
         }
         if (replies.isEmpty()) {
@@ -102,6 +113,11 @@ public final class PaymentWorker implements AutoCloseable {
         return rejected;
     }
 
+    /** 400 or 422: the request itself is wrong, so sending it again can never charge. */
+    private static boolean refusedForGood(ParticipantError refused) {
+        return refused.status() == 400 || refused.status() == 422;
+    }
+
     private static OutgoingMessage reply(ChargePayment command, PaymentProvider.Charge outcome) {
         return outcome == PaymentProvider.Charge.CAPTURED
                 ? new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
@@ -121,8 +137,8 @@ public final class PaymentWorker implements AutoCloseable {
             if (amount == null || !amount.isIntegralNumber() || amount.asLong() < 0) {
                 throw new PoisonMessage("amountCents must be a non-negative integer");
             }
-            if (!currency.matches("[A-Z]{3}") || key.isBlank()) {
-                throw new PoisonMessage("invalid currency or idempotencyKey");
+            if (!currency.matches("[A-Z]{3}") || key.isBlank() || key.length() > MAX_KEY_LENGTH) {
+                throw new PoisonMessage("invalid currency or idempotencyKey (1-" + MAX_KEY_LENGTH + " characters)");
             }
             String customer = body.hasNonNull("customerId") ? body.get("customerId").asText() : "";
             return new ChargePayment(orderId, customer, amount.asLong(), currency, key);
