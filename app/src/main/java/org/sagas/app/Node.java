@@ -52,6 +52,8 @@ final class Node implements AutoCloseable {
     private Node(Settings settings, HikariDataSource dataSource) {
         this.settings = settings;
         this.dataSource = dataSource;
+        // The pool's own meters (hikaricp_connections_pending, ..._timeout_total): waits show.
+        dataSource.setMetricRegistry(registry);
         this.jdbi = Jdbi.create(dataSource);
         this.inventory = ResilientDependency.create(resilience(settings, "SAGA_INVENTORY",
                 ResilienceConfig.inventoryDefaults())

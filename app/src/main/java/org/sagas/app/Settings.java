@@ -36,7 +36,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_PAYMENT_URL", "", "payment provider base URL; unset = the sandbox on SAGA_PAYMENT_PORT");
         v("SAGA_DATA_DIR", "",
                 "where embedded PostgreSQL and Kafka keep data (--data-dir); unset = a fresh temp dir, deleted on a clean stop");
-        v("SAGA_DB_POOL_SIZE", "32", "connections per process");
+        v("SAGA_DB_POOL_SIZE", "8", "connections per process: a few per core do the most work (ADR 0007)");
         v("SAGA_CONSUMER_THREADS", "4", "Kafka consumers per consuming role");
         v("SAGA_PAYMENT_STEP_TIMEOUT_MS", "60000", "no payment reply within this → PAYMENT_UNKNOWN");
         v("SAGA_PENDING_CAP", "10000", "most orders pending confirmation before 503");
