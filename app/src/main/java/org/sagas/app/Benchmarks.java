@@ -17,8 +17,9 @@ final class Benchmarks {
             switch (args.get(0)) {
                 case "throughput":
                     new ThroughputBenchmark(out, intFlag(flags, "--orders", 20_000), intFlag(flags, "--concurrency", 32),
-                            Duration.ofSeconds(intFlag(flags, "--duration", 30))).run(benchSettings(settings),
-                            ThroughputBenchmark.results("throughput"));
+                            Duration.ofSeconds(intFlag(flags, "--duration", 30)),
+                            flags.containsKey("--provider-latency-ms") ? intFlag(flags, "--provider-latency-ms", 0) : 0)
+                            .run(benchSettings(settings), ThroughputBenchmark.results("throughput"));
                     return 0;
                 case "relay":
                     relay(settings, out);

@@ -16,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
 public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
-            "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config");
+            "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
+            "--provider-latency-ms");
 
     private Main() {}
 
@@ -113,6 +114,7 @@ public final class Main {
         out.println("  <role>              run one role, for scale-out: " + String.join(", ", ROLES));
         out.println("  bench throughput    orders/s to CONFIRMED against the running product");
         out.println("                      [--orders N] [--concurrency N] [--duration S]");
+        out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
         out.println();

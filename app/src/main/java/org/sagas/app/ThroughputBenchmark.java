@@ -46,12 +46,15 @@ final class ThroughputBenchmark {
     private final int orders;
     private final int concurrency;
     private final Duration duration;
+    private final int providerLatencyMillis;
 
-    ThroughputBenchmark(PrintStream out, int orders, int concurrency, Duration duration) {
+    /** @param providerLatencyMillis how long the sandbox payment provider takes to answer (0: at once) */
+    ThroughputBenchmark(PrintStream out, int orders, int concurrency, Duration duration, int providerLatencyMillis) {
         this.out = out;
         this.orders = orders;
         this.concurrency = concurrency;
         this.duration = duration;
+        this.providerLatencyMillis = providerLatencyMillis;
     }
 
     Map<String, Object> run(Settings settings, Path resultFile) throws Exception {
@@ -68,10 +71,23 @@ final class ThroughputBenchmark {
                         .PUT(HttpRequest.BodyPublishers.ofString("{\"available\":100000000}"))
                         .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.discarding());
             }
+            if (providerLatencyMillis > 0) {
+                // A real provider takes its time; the sandbox's fault API makes it answer that late.
+                URI faults = URI.create(settings.paymentUrl() + "/_faults");
+                String body = "{\"latencyMs\":" + providerLatencyMillis + "}";
+                HttpResponse<String> set = http.send(HttpRequest.newBuilder(faults)
+                        .PUT(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                if (set.statusCode() != 200) {
+                    throw new IllegalStateException("could not set the provider's latency: " + set.body());
+                }
+                out.printf("the payment provider answers in %d ms%n", providerLatencyMillis);
+            }
             warmUp(http, api, skus, db);
             Map<String, Object> result = load(http, api, skus, db);
             result.put("db_limit_tps", dbLimit(db));
             result.put("concurrency", concurrency);
+            result.put("provider_latency_ms", providerLatencyMillis);
             print(result);
             Files.createDirectories(resultFile.getParent());
             Files.writeString(resultFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
