@@ -6,6 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,12 +42,20 @@ public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
     /** The longest idempotency key a provider takes (as the API's {@code Idempotency-Key}). */
     static final int MAX_KEY_LENGTH = 255;
+    private static final int CHARGING_THREADS = 16;
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
     private final Jdbi jdbi;
     private final Function<ChargePayment, PaymentProvider.Charge> charge;
     private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
+    /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
+    private final AtomicInteger chargingThreads = new AtomicInteger();
+    private final ExecutorService charging = Executors.newFixedThreadPool(CHARGING_THREADS, r -> {
+        Thread t = new Thread(r, "payment-charge-" + chargingThreads.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
 
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
@@ -66,9 +79,13 @@ public final class PaymentWorker implements AutoCloseable {
         return this;
     }
 
+    /** A command of the batch whose provider call is under way. */
+    private record Charging(ConsumerRecord<String, byte[]> record, ChargePayment command,
+            CompletableFuture<PaymentProvider.Charge> outcome) {}
+
     List<ConsumerLoop.Rejected> handle(List<ConsumerRecord<String, byte[]>> records) {
         List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
-        Map<UUID, OutgoingMessage> replies = new LinkedHashMap<>();
+        Map<UUID, Charging> calls = new LinkedHashMap<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
                 IncomingMessage message = ParsedMessage.parse(record);
@@ -77,20 +94,36 @@ public final class PaymentWorker implements AutoCloseable {
                             + Topics.PAYMENTS_COMMANDS);
                 }
                 ChargePayment command = read(message.payload());
-                // A redelivered command calls the provider again with the same key and gets the stored
-                // answer; the inbox below keeps its effect (the reply) to one.
-                replies.put(message.messageId(), reply(command, charge.apply(command)));
+                // The batch's charges run side by side (the provider's bulkhead bounds them), so a
+                // slow provider costs one call's latency per batch, not one per command. A
+                // redelivered command calls the provider again with the same key and gets the
+                // stored answer; the inbox below keeps its effect (the reply) to one.
+                calls.put(message.messageId(), new Charging(record, command,
+                        CompletableFuture.supplyAsync(() -> charge.apply(command), charging)));
             } catch (PoisonMessage poison) {
                 rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
-            } catch (ParticipantError refused) {
-                if (!refusedForGood(refused)) {
-                    throw refused; // e.g. 401/403: a setting to fix, after which the command goes through
-                }
-                // The provider charged nothing and never will for this request: set it aside, visibly.
-                // The order shows PAYMENT_UNKNOWN after its step timeout, for an operator.
-                rejected.add(new ConsumerLoop.Rejected(record, "the provider refused the charge: "
-                        + refused.getMessage()));
             }
+        }
+        Map<UUID, OutgoingMessage> replies = new LinkedHashMap<>();
+        RuntimeException failed = null;
+        for (Map.Entry<UUID, Charging> call : calls.entrySet()) {
+            Charging c = call.getValue();
+            try {
+                replies.put(call.getKey(), reply(c.command(), c.outcome().join()));
+            } catch (CompletionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
+                if (cause instanceof ParticipantError refused && refusedForGood(refused)) {
+                    // The provider charged nothing and never will for this request: set it aside,
+                    // visibly. The order shows PAYMENT_UNKNOWN after its step timeout, for an operator.
+                    rejected.add(new ConsumerLoop.Rejected(c.record(),
+                            "the provider refused the charge: " + refused.getMessage()));
+                } else if (failed == null) {
+                    failed = cause; // e.g. 401/403, the provider down: retried once the other calls ended
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
         if (replies.isEmpty()) {
             return rejected;
@@ -158,5 +191,6 @@ public final class PaymentWorker implements AutoCloseable {
     @Override
     public void close() {
         loops.forEach(ConsumerLoop::close);
+        charging.shutdownNow();
     }
 }

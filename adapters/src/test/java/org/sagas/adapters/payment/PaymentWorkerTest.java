@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -40,6 +42,28 @@ class PaymentWorkerTest {
         assertThat(rejected).singleElement().satisfies(r -> assertThat(r.reason()).isEqualTo(
                 "the provider refused the charge: payment POST /charges answered 422: currency not supported"));
         assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void shouldCallTheProviderForAllCommandsOfABatchSideBySide() {
+        // Each call waits until all three are under way: one after the other, they never would
+        CountDownLatch underWay = new CountDownLatch(3);
+        worker = worker(command -> {
+            underWay.countDown();
+            try {
+                if (!underWay.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the calls did not overlap");
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            throw new ParticipantError("payment POST /charges answered 422: currency not supported", 422, "{}");
+        });
+
+        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("a:charge"), command("b:charge"),
+                command("c:charge")));
+
+        assertThat(rejected).hasSize(3);
     }
 
     @Test
