@@ -159,21 +159,10 @@ class DegradedModeIT extends GameDayLifecycle {
     @Test
     @Order(4)
     void shouldParkAnOrderWhoseDeadlineIsShorterThanInventoryLatencyAndReserveItOnceOnResume() {
-        // Given an inventory that takes a second to answer
-        product.ensure(REALISTIC);
+        // Given an inventory that takes a second to answer, when a client allows 400 ms,
+        // then the order is parked, not failed, answered about when the client gave up
         String sku = sku();
-        product.stock(sku, 5);
-        product.inventoryFaults(GameDay.inventoryLatency(1000));
-
-        // When a client allows 400 ms
-        Answer answer = Submissions.one((key, body) -> product.submit(key, body, "X-Deadline",
-                Long.toString(System.currentTimeMillis() + 400)), TestProduct.order("c-deadline", sku, 1, 100));
-
-        // Then the order is parked, not failed, answered about when the client gave up
-        assertThat(answer.status()).as("%s", answer).isEqualTo(202);
-        assertThat(answer.orderStatus()).isEqualTo("PENDING_CONFIRMATION");
-        assertThat(answer.took()).as("%s", answer).isLessThan(WITHIN_BUDGET);
-        UUID id = answer.orderId();
+        UUID id = parkedUnderDeadline(sku, 1000, 400, "c-deadline").orderId();
         // ... and the inventory, told the deadline, did nothing for the abandoned call, even after its latency
         await("nothing reserved for the abandoned call").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(4))
                 .until(() -> product.reservations(id).isEmpty());
@@ -194,20 +183,10 @@ class DegradedModeIT extends GameDayLifecycle {
     @Test
     @Order(4)
     void shouldKeepTheEndOfTheBudgetForStoringTheAnswerInsteadOfWaitingOnInventory() {
-        // Given an inventory that answers in 250 ms, and the default 100 ms kept for the answer
-        product.ensure(REALISTIC);
-        String sku = sku();
-        product.stock(sku, 5);
-        product.inventoryFaults(GameDay.inventoryLatency(250));
-
-        // When a client allows 300 ms: inventory would answer in time, but not with room to store it
-        Answer answer = Submissions.one((key, body) -> product.submit(key, body, "X-Deadline",
-                Long.toString(System.currentTimeMillis() + 300)), TestProduct.order("c-reserve", sku, 1, 100));
-
-        // Then the call was cut at 200 ms and the order parked, not answered late
-        assertThat(answer.status()).as("%s", answer).isEqualTo(202);
-        assertThat(answer.orderStatus()).as("%s", answer).isEqualTo("PENDING_CONFIRMATION");
-        assertThat(answer.took()).as("%s", answer).isLessThan(WITHIN_BUDGET);
+        // Given an inventory that answers in 250 ms, and the default 100 ms kept for the answer, when a
+        // client allows 300 ms (inventory would answer in time, but not with room to store it), then
+        // the call was cut at 200 ms and the order parked, not answered late
+        Answer answer = parkedUnderDeadline(sku(), 250, 300, "c-reserve");
 
         // ... and it is served once inventory is fast again
         product.healthy();
@@ -319,5 +298,21 @@ class DegradedModeIT extends GameDayLifecycle {
         assertThat(product.charges(id)).isEmpty();
         Invariants.check(product, List.of(id));
         Invariants.assertStock(product, sku, 5, 0);
+    }
+
+    /**
+     * With 5 units of {@code sku} in stock and inventory answering in {@code latencyMs}, submits
+     * an order whose client allows {@code deadlineMs}, and checks it was parked in time.
+     */
+    private Answer parkedUnderDeadline(String sku, long latencyMs, long deadlineMs, String customer) {
+        product.ensure(REALISTIC);
+        product.stock(sku, 5);
+        product.inventoryFaults(GameDay.inventoryLatency(latencyMs));
+        Answer answer = Submissions.one((key, body) -> product.submit(key, body, "X-Deadline",
+                Long.toString(System.currentTimeMillis() + deadlineMs)), TestProduct.order(customer, sku, 1, 100));
+        assertThat(answer.status()).as("%s", answer).isEqualTo(202);
+        assertThat(answer.orderStatus()).as("%s", answer).isEqualTo("PENDING_CONFIRMATION");
+        assertThat(answer.took()).as("%s", answer).isLessThan(WITHIN_BUDGET);
+        return answer;
     }
 }

@@ -1,6 +1,5 @@
 package org.sagas.peers;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -218,13 +217,7 @@ final class Contenders {
     }
 
     private HikariDataSource database(String name) {
-        infra.createDatabase(name);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(infra.jdbcUrl(name));
-        config.setUsername(infra.user());
-        config.setPassword(infra.password());
-        config.setMaximumPoolSize(8);
-        HikariDataSource ds = new HikariDataSource(config);
+        HikariDataSource ds = infra.newDatabase(name, 8);
         Migrations.apply(ds);
         return ds;
     }

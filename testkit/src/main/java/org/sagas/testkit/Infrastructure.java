@@ -1,5 +1,7 @@
 package org.sagas.testkit;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.KafkaBroker;
 import org.sagas.embedded.ScratchDirectory;
@@ -43,6 +45,17 @@ public abstract class Infrastructure {
 
     /** Creates an empty database for one test class. */
     public abstract void createDatabase(String database);
+
+    /** Creates {@code database} and a pool of at most {@code maxConnections} to it; the caller closes it. */
+    public HikariDataSource newDatabase(String database, int maxConnections) {
+        createDatabase(database);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl(database));
+        config.setUsername(user());
+        config.setPassword(password());
+        config.setMaximumPoolSize(maxConnections);
+        return new HikariDataSource(config);
+    }
 
     /** The embedded broker, for tests that stop and restart it; null under Testcontainers. */
     public abstract KafkaBroker broker();

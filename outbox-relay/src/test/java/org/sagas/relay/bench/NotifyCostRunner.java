@@ -1,6 +1,5 @@
 package org.sagas.relay.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,13 +30,7 @@ public final class NotifyCostRunner {
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         Infrastructure infra = Infrastructure.get();
         String database = "notifycost_" + ProcessHandle.current().pid();
-        infra.createDatabase(database);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(infra.jdbcUrl(database));
-        config.setUsername(infra.user());
-        config.setPassword(infra.password());
-        config.setMaximumPoolSize(threads + 2);
-        try (HikariDataSource ds = new HikariDataSource(config)) {
+        try (HikariDataSource ds = infra.newDatabase(database, threads + 2)) {
             Migrations.apply(ds);
             for (int round = 0; round < 2; round++) {
                 for (boolean notify : new boolean[] {false, true}) {

@@ -1,6 +1,5 @@
 package org.sagas.relay.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.util.Map;
@@ -25,13 +24,7 @@ public final class RelayBenchmarkRunner {
     static Map<String, Object> run(Path resultFile, RelayBenchmark.Options options) {
         Infrastructure infra = Infrastructure.get();
         String database = "relaybench_" + ProcessHandle.current().pid() + "_" + System.currentTimeMillis() % 100_000;
-        infra.createDatabase(database);
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(infra.jdbcUrl(database));
-        config.setUsername(infra.user());
-        config.setPassword(infra.password());
-        config.setMaximumPoolSize(8);
-        try (HikariDataSource dataSource = new HikariDataSource(config)) {
+        try (HikariDataSource dataSource = infra.newDatabase(database, 8)) {
             Migrations.apply(dataSource);
             return RelayBenchmark.run(dataSource, infra.bootstrapServers(), System.out, resultFile, options);
         }
