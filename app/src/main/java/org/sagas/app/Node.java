@@ -23,9 +23,10 @@ import org.jdbi.v3.core.Jdbi;
 import org.sagas.adapters.http.HttpInventoryClient;
 import org.sagas.adapters.http.HttpPaymentClient;
 import org.sagas.migrations.Migrations;
-import org.sagas.orchestrator.degraded.OrderGauges;
-import org.sagas.orchestrator.degraded.ResilientInventoryActions;
+import org.sagas.orchestrator.ordering.OrderGauges;
+import org.sagas.orchestrator.ordering.ResilientInventoryActions;
 import org.sagas.orchestrator.ordering.OrderSaga;
+import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.orchestrator.saga.SagaEngine;
@@ -68,7 +69,7 @@ final class Node implements AutoCloseable {
                 settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
-        this.gauges = new OrderGauges(jdbi, registry, clock).start(Duration.ofMillis(500));
+        this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock).start(Duration.ofMillis(500));
         gauges.recordTerminals(engine, registry);
         this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),

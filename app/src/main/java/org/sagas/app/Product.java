@@ -9,16 +9,17 @@ import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
-import org.sagas.adapters.payment.PaymentReconciler;
+import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
 import org.sagas.adapters.sandbox.InventorySandbox;
 import org.sagas.adapters.sandbox.PaymentSandbox;
 import org.sagas.embedded.FreePorts;
-import org.sagas.orchestrator.degraded.AdmissionControl;
-import org.sagas.orchestrator.degraded.ForegroundFirst;
-import org.sagas.orchestrator.degraded.PendingResumer;
+import org.sagas.orchestrator.http.AdmissionControl;
+import org.sagas.orchestrator.http.ForegroundFirst;
+import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
@@ -133,12 +134,12 @@ final class Product implements AutoCloseable {
         if (roles.contains("saga-worker")) {
             started.push(new SagaReplyConsumer(node.engine, s.kafkaBootstrap(), SagaReplyConsumer.CONSUMER,
                     Topics.PAYMENTS_EVENTS, s.consumerThreads(), foreground::yieldToClients, node.registry).start());
-            started.push(new PendingResumer(node.engine, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
+            started.push(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
                     .start(Duration.ofMillis(250)));
             started.push(housekeeping(node));
         }
         if (roles.contains("reconciler")) {
-            started.push(new PaymentReconciler(node.jdbi, node.engine, node.paymentClient(), Duration.ofSeconds(5))
+            started.push(new PaymentReconciler(new OrderStore(node.jdbi), node.engine, node.paymentClient(), Duration.ofSeconds(5))
                     .start());
         }
         if (roles.contains("api")) {

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.sagas.orchestrator.ordering.OrderLine;
-import org.sagas.orchestrator.port.InventoryPort;
+import org.sagas.orchestrator.ordering.InventoryPort;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 /**

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import org.sagas.orchestrator.port.PaymentProvider;
+import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 /**

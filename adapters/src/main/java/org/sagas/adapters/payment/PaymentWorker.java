@@ -24,7 +24,7 @@ import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
-import org.sagas.orchestrator.port.PaymentProvider;
+import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.OutgoingMessage;
 import org.slf4j.Logger;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sagas.orchestrator.ordering.OrderLine;
-import org.sagas.orchestrator.port.InventoryPort.Reservation;
+import org.sagas.orchestrator.ordering.InventoryPort.Reservation;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 class HttpInventoryClientTest {

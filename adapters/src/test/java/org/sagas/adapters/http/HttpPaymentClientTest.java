@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.sagas.orchestrator.port.PaymentProvider.Charge;
+import org.sagas.orchestrator.ordering.PaymentProvider.Charge;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 class HttpPaymentClientTest {

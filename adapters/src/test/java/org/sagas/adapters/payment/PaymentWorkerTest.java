@@ -18,7 +18,7 @@ import org.sagas.adapters.http.ParticipantError;
 import org.sagas.adapters.messaging.ConsumerLoop;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
-import org.sagas.orchestrator.port.PaymentProvider;
+import org.sagas.orchestrator.ordering.PaymentProvider;
 
 /** Commands the worker must set aside rather than retry for ever: they would hold up their partition. */
 class PaymentWorkerTest {

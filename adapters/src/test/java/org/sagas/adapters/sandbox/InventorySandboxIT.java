@@ -25,7 +25,7 @@ import org.sagas.adapters.http.HttpInventoryClient;
 import org.sagas.adapters.http.ParticipantError;
 import org.sagas.migrations.Migrations;
 import org.sagas.orchestrator.ordering.OrderLine;
-import org.sagas.orchestrator.port.InventoryPort.Reservation;
+import org.sagas.orchestrator.ordering.InventoryPort.Reservation;
 import org.sagas.orchestrator.resilience.TransientFailure;
 import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;

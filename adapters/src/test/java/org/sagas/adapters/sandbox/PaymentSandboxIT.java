@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.sagas.adapters.http.HttpPaymentClient;
 import org.sagas.adapters.http.ParticipantError;
 import org.sagas.migrations.Migrations;
-import org.sagas.orchestrator.port.PaymentProvider.Charge;
+import org.sagas.orchestrator.ordering.PaymentProvider.Charge;
 import org.sagas.orchestrator.resilience.TransientFailure;
 import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;

@@ -10,14 +10,14 @@ public record OrderData(UUID orderId, String customerId, String currency, long t
     }
 
     public String reserveKey() {
-        return orderId + ":reserve";
+        return OrderKeys.reserve(orderId);
     }
 
     public String releaseKey() {
-        return orderId + ":release";
+        return OrderKeys.release(orderId);
     }
 
     public String chargeKey() {
-        return orderId + ":charge";
+        return OrderKeys.charge(orderId);
     }
 }

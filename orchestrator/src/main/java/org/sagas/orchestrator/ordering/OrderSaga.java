@@ -110,8 +110,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         if (after.version() == 0) {
             return; // the order row was inserted with this status in the same transaction
         }
-        handle.createUpdate("UPDATE orders SET status = :status, updated_at = now() WHERE order_id = :id")
-                .bind("status", after.label()).bind("id", after.id()).execute();
+        OrderStore.updateStatus(handle, after.id(), OrderStatus.valueOf(after.label()));
     }
 
     private static OutgoingMessage notice(OrderData o, String kind, String message) {

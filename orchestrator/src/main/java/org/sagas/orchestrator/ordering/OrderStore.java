@@ -3,7 +3,9 @@ package org.sagas.orchestrator.ordering;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -40,6 +42,36 @@ public final class OrderStore {
                 .bind("customer", o.customerId()).bind("currency", o.currency())
                 .bind("total", o.totalCents()).bind("lines", Json.write(o.lines())).bind("status", status.name())
                 .execute() == 1;
+    }
+
+    /** Moves the order's customer-visible status, in the transition's transaction. */
+    static void updateStatus(Handle h, UUID orderId, OrderStatus status) {
+        h.createUpdate("UPDATE orders SET status = :status, updated_at = now() WHERE order_id = :id")
+                .bind("status", status.name()).bind("id", orderId).execute();
+    }
+
+    /** Order counts for {@code statuses}, and when the oldest pending order was created (0: none). */
+    public record Counts(Map<OrderStatus, Long> byStatus, long oldestPendingEpochMillis) {}
+
+    /** Counts orders in {@code statuses} (through the status index) and finds the oldest pending one. */
+    public Counts counts(List<OrderStatus> statuses) {
+        return jdbi.withHandle(h -> {
+            Map<OrderStatus, Long> counts = new EnumMap<>(OrderStatus.class);
+            h.createQuery("SELECT status, count(*) FROM orders WHERE status IN (<statuses>) GROUP BY status")
+                    .bindList("statuses", statuses.stream().map(Enum::name).toList())
+                    .map((rs, ctx) -> Map.entry(OrderStatus.valueOf(rs.getString(1)), rs.getLong(2)))
+                    .forEach(e -> counts.put(e.getKey(), e.getValue()));
+            Long oldest = h.createQuery("SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint FROM orders"
+                    + " WHERE status = 'PENDING_CONFIRMATION'").mapTo(Long.class).one();
+            return new Counts(counts, oldest == null ? 0 : oldest);
+        });
+    }
+
+    /** Up to {@code limit} orders in {@code status}, least recently changed first. */
+    public List<UUID> oldestIn(OrderStatus status, int limit) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT order_id FROM orders WHERE status = :s"
+                + " ORDER BY updated_at LIMIT :limit").bind("s", status.name()).bind("limit", limit)
+                .mapTo(UUID.class).list());
     }
 
     public Optional<OrderStatus> status(UUID orderId) {

@@ -1,4 +1,4 @@
-package org.sagas.orchestrator.port;
+package org.sagas.orchestrator.ordering;
 
 import java.time.Duration;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package org.sagas.orchestrator.degraded;
+package org.sagas.orchestrator.ordering;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,9 +10,6 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jdbi.v3.core.Jdbi;
-import org.sagas.orchestrator.ordering.OrderSaga;
-import org.sagas.orchestrator.ordering.OrderStatus;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +23,7 @@ import org.slf4j.LoggerFactory;
 public final class OrderGauges implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OrderGauges.class);
 
-    private final Jdbi jdbi;
+    private final OrderStore orders;
     private final Clock clock;
     private final Map<OrderStatus, AtomicLong> counts = new EnumMap<>(OrderStatus.class);
     private final AtomicLong oldestPendingEpochMillis = new AtomicLong();
@@ -34,8 +31,8 @@ public final class OrderGauges implements AutoCloseable {
     private long refreshes;
     private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("order-gauges");
 
-    public OrderGauges(Jdbi jdbi, MeterRegistry registry, Clock clock) {
-        this.jdbi = jdbi;
+    public OrderGauges(OrderStore orders, MeterRegistry registry, Clock clock) {
+        this.orders = orders;
         this.clock = clock;
         for (OrderStatus s : OrderStatus.values()) {
             AtomicLong count = new AtomicLong();
@@ -70,32 +67,23 @@ public final class OrderGauges implements AutoCloseable {
 
     void refresh() {
         try {
-            jdbi.useHandle(h -> {
-                // Open orders are few and counted through the status index on every refresh; terminal
-                // ones only grow, so they are counted less often.
-                boolean all = refreshes++ % TERMINAL_EVERY == 0;
-                Map<String, Long> fresh = new java.util.HashMap<>();
-                h.createQuery("SELECT status, count(*) FROM orders WHERE status IN (<statuses>) GROUP BY status")
-                        .bindList("statuses", statuses(all))
-                        .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getLong(2)))
-                        .forEach(e -> fresh.put(e.getKey(), e.getValue()));
-                counts.forEach((s, c) -> {
-                    if (all || !s.isTerminal()) {
-                        c.set(fresh.getOrDefault(s.name(), 0L));
-                    }
-                });
-                Long oldest = h.createQuery("SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint FROM orders"
-                        + " WHERE status = 'PENDING_CONFIRMATION'").mapTo(Long.class).one();
-                oldestPendingEpochMillis.set(oldest == null ? 0 : oldest);
+            // Open orders are few and counted through the status index on every refresh; terminal
+            // ones only grow, so they are counted less often.
+            boolean all = refreshes++ % TERMINAL_EVERY == 0;
+            OrderStore.Counts fresh = orders.counts(statuses(all));
+            counts.forEach((s, c) -> {
+                if (all || !s.isTerminal()) {
+                    c.set(fresh.byStatus().getOrDefault(s, 0L));
+                }
             });
+            oldestPendingEpochMillis.set(fresh.oldestPendingEpochMillis());
         } catch (RuntimeException e) {
             log.warn("could not refresh order gauges: {}", e.toString());
         }
     }
 
-    private static java.util.List<String> statuses(boolean all) {
-        return java.util.Arrays.stream(OrderStatus.values()).filter(s -> all || !s.isTerminal()).map(Enum::name)
-                .toList();
+    private static java.util.List<OrderStatus> statuses(boolean all) {
+        return java.util.Arrays.stream(OrderStatus.values()).filter(s -> all || !s.isTerminal()).toList();
     }
 
     private double oldestPendingAgeSeconds() {

@@ -1,9 +1,8 @@
-package org.sagas.orchestrator.port;
+package org.sagas.orchestrator.ordering;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.sagas.orchestrator.ordering.OrderLine;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 /**

@@ -1,4 +1,4 @@
-package org.sagas.orchestrator.degraded;
+package org.sagas.orchestrator.http;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import org.sagas.orchestrator.http.ApiServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,4 +1,4 @@
-package org.sagas.orchestrator.degraded;
+package org.sagas.orchestrator.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

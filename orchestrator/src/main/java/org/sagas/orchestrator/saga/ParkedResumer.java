@@ -1,33 +1,33 @@
-package org.sagas.orchestrator.degraded;
+package org.sagas.orchestrator.saga;
 
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.resilience.CircuitState;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.orchestrator.resilience.TokenBucketPacer;
-import org.sagas.orchestrator.saga.SagaEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Resumes sagas parked on inventory — pending orders and waiting compensations — oldest first,
+ * Resumes sagas parked on one dependency — for orders, pending confirmations and waiting
+ * compensations parked on inventory — oldest first,
  * claimed with {@code SKIP LOCKED} so several instances share the work, paced by a token bucket
  * with slow start so the recovering service is not knocked over. Woken when the breaker closes,
  * on a periodic tick and at start; backs off when the breaker trips again. Also runs the other
  * due work (steps whose runner died: their lease ran out). Thread-safe.
  */
-public final class PendingResumer implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(PendingResumer.class);
+public final class ParkedResumer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ParkedResumer.class);
 
     private final SagaEngine engine;
-    private final ResilientDependency inventory;
+    private final String dependency;
+    private final ResilientDependency stack;
     private final TokenBucketPacer pacer;
     private final Duration stepBudget;
-    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("pending-resumer");
+    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("parked-resumer");
     private final AtomicBoolean wakeQueued = new AtomicBoolean();
     /** Resumes run in parallel so the pace, not one thread's round trips, sets the rate. */
     private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newFixedThreadPool(
@@ -40,26 +40,32 @@ public final class PendingResumer implements AutoCloseable {
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(WORKERS);
     private final AtomicBoolean nothingDue = new AtomicBoolean();
 
-    public PendingResumer(SagaEngine engine, ResilientDependency inventory, double maxPerSecond, Duration stepBudget) {
+    /**
+     * @param dependency the name sagas park on ({@code parked_on})
+     * @param stack the dependency's resilience stack: its breaker starts and stops resuming
+     */
+    public ParkedResumer(SagaEngine engine, String dependency, ResilientDependency stack, double maxPerSecond,
+            Duration stepBudget) {
         this.engine = engine;
-        this.inventory = inventory;
+        this.dependency = dependency;
+        this.stack = stack;
         this.pacer = new TokenBucketPacer(maxPerSecond);
         this.stepBudget = stepBudget;
-        inventory.onStateChange(state -> {
+        stack.onStateChange(state -> {
             if (state == CircuitState.OPEN) {
                 pacer.backOff();
             } else if (state == CircuitState.CLOSED) {
                 // Listeners run under the breaker's lock: hand the database work to the resumer's thread.
                 scheduler.execute(() -> {
-                    int due = engine.makeDue(OrderSaga.INVENTORY);
-                    log.info("inventory breaker closed: resuming {} parked sagas", due);
+                    int due = engine.makeDue(dependency);
+                    log.info("{} breaker closed: resuming {} parked sagas", dependency, due);
                     tick();
                 });
             }
         });
     }
 
-    public PendingResumer start(Duration tick) {
+    public ParkedResumer start(Duration tick) {
         scheduler.scheduleWithFixedDelay(this::tick, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
@@ -76,7 +82,7 @@ public final class PendingResumer implements AutoCloseable {
 
     void tick() {
         try {
-            engine.runDue(200, Set.of(OrderSaga.INVENTORY), null, stepBudget.toMillis());
+            engine.runDue(200, Set.of(dependency), null, stepBudget.toMillis());
             resumeParked();
         } catch (RuntimeException e) {
             log.error("resume pass failed; next tick retries: {}", e.toString(), e);
@@ -87,7 +93,7 @@ public final class PendingResumer implements AutoCloseable {
         // The pacer sets the rate; up to WORKERS resumes run at once so one slow round trip does not.
         long passEnds = System.nanoTime() + Duration.ofMillis(900).toNanos();
         nothingDue.set(false);
-        while (System.nanoTime() < passEnds && inventory.state() != CircuitState.OPEN && !nothingDue.get()) {
+        while (System.nanoTime() < passEnds && stack.state() != CircuitState.OPEN && !nothingDue.get()) {
             if (!pacer.tryAcquire()) {
                 Duration wait = pacer.timeUntilNextPermit();
                 if (System.nanoTime() + wait.toNanos() > passEnds) {
@@ -106,7 +112,7 @@ public final class PendingResumer implements AutoCloseable {
             }
             workers.execute(() -> {
                 try {
-                    if (engine.runDue(1, Set.of(), OrderSaga.INVENTORY, stepBudget.toMillis()) == 0) {
+                    if (engine.runDue(1, Set.of(), dependency, stepBudget.toMillis()) == 0) {
                         nothingDue.set(true);
                     }
                 } catch (RuntimeException e) {

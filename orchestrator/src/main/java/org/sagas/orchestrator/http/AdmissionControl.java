@@ -1,13 +1,10 @@
-package org.sagas.orchestrator.degraded;
+package org.sagas.orchestrator.http;
 
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-import org.sagas.orchestrator.http.ApiServer;
-import org.sagas.orchestrator.http.InvalidRequest;
-import org.sagas.orchestrator.http.Problems;
 import org.sagas.orchestrator.resilience.Permit;
 import org.sagas.orchestrator.resilience.Priority;
 import org.sagas.orchestrator.resilience.PriorityShedder;

@@ -1,4 +1,4 @@
-package org.sagas.adapters.payment;
+package org.sagas.orchestrator.ordering;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -8,11 +8,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.Json;
-import org.sagas.orchestrator.ordering.OrderMessages;
-import org.sagas.orchestrator.ordering.OrderStatus;
-import org.sagas.orchestrator.port.PaymentProvider;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.slf4j.Logger;
@@ -28,14 +24,14 @@ public final class PaymentReconciler implements AutoCloseable {
     public static final String CONSUMER = "payment-reconciler";
     private static final Logger log = LoggerFactory.getLogger(PaymentReconciler.class);
 
-    private final Jdbi jdbi;
+    private final OrderStore orders;
     private final SagaEngine engine;
     private final PaymentProvider provider;
     private final Duration period;
     private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("payment-reconciler");
 
-    public PaymentReconciler(Jdbi jdbi, SagaEngine engine, PaymentProvider provider, Duration period) {
-        this.jdbi = jdbi;
+    public PaymentReconciler(OrderStore orders, SagaEngine engine, PaymentProvider provider, Duration period) {
+        this.orders = orders;
         this.engine = engine;
         this.provider = provider;
         this.period = period;
@@ -50,9 +46,7 @@ public final class PaymentReconciler implements AutoCloseable {
     public int pass() {
         int settled = 0;
         try {
-            List<UUID> unknown = jdbi.withHandle(h -> h.createQuery("SELECT order_id FROM orders WHERE status = :s"
-                    + " ORDER BY updated_at LIMIT 100").bind("s", OrderStatus.PAYMENT_UNKNOWN.name())
-                    .mapTo(UUID.class).list());
+            List<UUID> unknown = orders.oldestIn(OrderStatus.PAYMENT_UNKNOWN, 100);
             for (UUID orderId : unknown) {
                 settled += settle(orderId) ? 1 : 0;
             }
@@ -63,7 +57,7 @@ public final class PaymentReconciler implements AutoCloseable {
     }
 
     private boolean settle(UUID orderId) {
-        String key = orderId + ":charge";
+        String key = OrderKeys.charge(orderId);
         Optional<PaymentProvider.Charge> charge;
         try {
             charge = provider.lookup(key, Duration.ofSeconds(2));

@@ -1,11 +1,7 @@
-package org.sagas.orchestrator.degraded;
+package org.sagas.orchestrator.ordering;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.sagas.orchestrator.ordering.InventoryActions;
-import org.sagas.orchestrator.ordering.OrderData;
-import org.sagas.orchestrator.ordering.OrderSaga;
-import org.sagas.orchestrator.port.InventoryPort;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.DependencyUnavailable;
 import org.sagas.orchestrator.resilience.ResilientDependency;
