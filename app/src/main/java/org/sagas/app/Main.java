@@ -70,6 +70,9 @@ public final class Main {
             switch (command) {
                 case "up":
                     return serve(Product.up(settings, out));
+                case "settings":
+                    out.print(Settings.reference());
+                    return 0;
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
                 default:
@@ -112,6 +115,7 @@ public final class Main {
         out.println("  up                  run the whole product on embedded PostgreSQL and Kafka (or on");
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
         out.println("  <role>              run one role, for scale-out: " + String.join(", ", ROLES));
+        out.println("  settings            print the configuration reference (docs/configuration.md)");
         out.println("  bench throughput    orders/s to CONFIRMED against the running product");
         out.println("                      [--orders N] [--concurrency N] [--duration S]");
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");

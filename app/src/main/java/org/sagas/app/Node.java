@@ -69,7 +69,7 @@ final class Node implements AutoCloseable {
                 settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
-        this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock).start(Duration.ofMillis(500));
+        this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);
         gauges.recordTerminals(engine, registry);
         this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
@@ -171,9 +171,13 @@ final class Node implements AutoCloseable {
         return checks;
     }
 
+    /** The payment provider's bulkhead permits: how many charges the worker makes side by side. */
+    int paymentPermits() {
+        return payments.config().bulkheadPermits();
+    }
+
     @Override
     public void close() {
-        gauges.close();
         if (admin != null) {
             admin.close(Duration.ofSeconds(2));
         }

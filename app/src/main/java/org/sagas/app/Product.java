@@ -6,8 +6,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
@@ -19,6 +17,12 @@ import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.orchestrator.OrchestratorSettings;
+import org.sagas.orchestrator.config.SettingsTable;
+import org.sagas.orchestrator.lifecycle.Component;
+import org.sagas.orchestrator.lifecycle.Components;
+import org.sagas.orchestrator.lifecycle.JobListener;
+import org.sagas.orchestrator.lifecycle.PeriodicJob;
 import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStore;
@@ -39,6 +43,7 @@ final class Product implements AutoCloseable {
 
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
     private Node node;
+    private Components components;
     private ApiServer api;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
@@ -107,77 +112,86 @@ final class Product implements AutoCloseable {
         node = Node.open(s);
         started.push(node);
         node.ensureTopics();
+        SettingsTable.Values o = s.orchestrator();
+        components = new Components(o.get(OrchestratorSettings.STOP_WAIT));
+        started.push(components);
+        JobListener jobs = new MicrometerJobListener(node.registry);
+        components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
+                node.gauges::refresh, jobs));
         ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
             inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort());
-            started.push(inventorySandbox);
+            components.start(Component.of("inventory-sandbox", inventorySandbox));
             paymentSandbox = PaymentSandbox.start(node.dataSource, s.host(), s.paymentPort());
-            started.push(paymentSandbox);
+            components.start(Component.of("payment-sandbox", paymentSandbox));
         }
         if (roles.contains("relay")) {
             OutboxRelay relay = OutboxRelay.builder().dataSource(node.dataSource).bootstrapServers(s.kafkaBootstrap())
                     .meterRegistry(node.registry).instanceId("relay-" + UUID.randomUUID()).build();
             relay.start();
             node.relayWakeUp(relay::wakeUp);
-            started.push(relay);
+            components.start(Component.of("outbox-relay", relay));
         }
         if (roles.contains("payment-worker")) {
             var provider = node.paymentClient();
-            started.push(new PaymentWorker(node.jdbi, s.kafkaBootstrap(), PaymentWorker.CONSUMER, s.consumerThreads(),
-                    command -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.charge(
+            Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
+            components.start(Component.of("payment-worker", new PaymentWorker(node.jdbi, s.kafkaBootstrap(),
+                    PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
+                    command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
-                    node.relayWakeUp(), foreground::yieldToClients, node.registry).start());
+                    node.relayWakeUp(), foreground::yieldToClients, node.registry).start()));
         }
         if (roles.contains("saga-worker")) {
-            started.push(new SagaReplyConsumer(node.engine, s.kafkaBootstrap(), SagaReplyConsumer.CONSUMER,
-                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), foreground::yieldToClients, node.registry).start());
-            started.push(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
-                    .start(Duration.ofMillis(250)));
-            started.push(housekeeping(node));
+            components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafkaBootstrap(),
+                    SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
+                    foreground::yieldToClients, node.registry).start()));
+            components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
+                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK)));
+            Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
+            components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
+                    jobs));
+            components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
+                    jobs));
+            IdempotencyStore keys = new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION));
+            components.start(new PeriodicJob("idempotency-retention", period, Duration.ofMinutes(10),
+                    () -> keys.deleteExpired(node.clock.instant()), jobs));
         }
         if (roles.contains("reconciler")) {
-            started.push(new PaymentReconciler(new OrderStore(node.jdbi), node.engine, node.paymentClient(), Duration.ofSeconds(5))
-                    .start());
+            PaymentReconciler reconciler = new PaymentReconciler(new OrderStore(node.jdbi), node.engine,
+                    node.paymentClient());
+            Duration period = o.get(OrchestratorSettings.RECONCILE_PERIOD);
+            components.start(new PeriodicJob("payment-reconciler", period, period, reconciler::pass, jobs));
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
-                    new IdempotencyStore(node.jdbi, OrderService.defaultRetention()), new OrderStore(node.jdbi),
-                    node.clock, s.answerReserveMillis());
+                    new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
+                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis());
             ApiServer.Admission admission = foreground.around(s.shedding()
                     ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
                             node.clock)
                     : ApiServer.Admission.ALWAYS);
             api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
-                    node.registry, admission, node.clock, s.requestBudgetMillis(),
-                    new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource))::register);
-            started.push(api);
+                    node.registry, admission, node.clock, s.requestBudgetMillis(), config -> {
+                        new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource)).register(config);
+                        componentRoutes(config);
+                    });
+            components.start(Component.of("api", api));
         } else {
-            started.push(OpsServer.start(node, s.host(), s.apiPort()));
+            components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
+                    s.apiPort(), this::componentRoutes)));
         }
     }
 
-    /** Step timeouts, expiry of pending orders, idempotency-key retention. */
-    private static AutoCloseable housekeeping(Node node) {
-        ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("housekeeping");
-        IdempotencyStore keys = new IdempotencyStore(node.jdbi, OrderService.defaultRetention());
-        scheduler.scheduleWithFixedDelay(() -> guarded("step timeouts", () -> node.engine.timeOutSteps(500)),
-                1, 1, TimeUnit.SECONDS);
-        scheduler.scheduleWithFixedDelay(() -> guarded("expiry", () -> node.engine.expireParked(500)),
-                1, 1, TimeUnit.SECONDS);
-        scheduler.scheduleWithFixedDelay(() -> guarded("idempotency keys", () -> keys.deleteExpired(node.clock.instant())),
-                1, 600, TimeUnit.SECONDS);
-        return scheduler::shutdownNow;
-    }
-
-    private static void guarded(String job, Runnable work) {
-        try {
-            work.run();
-        } catch (RuntimeException e) {
-            log.error("{} job failed; retried on its next run: {}", job, e.toString(), e);
-        }
+    /**
+     * {@code GET /health/components}: each background component's state, failures and last error.
+     * Not part of readiness: a failing reconciler is no reason to take the API out of rotation.
+     */
+    private void componentRoutes(io.javalin.config.RoutesConfig routes) {
+        routes.get("/health/components", ctx -> ctx.contentType("application/json")
+                .result(org.sagas.orchestrator.Json.write(components.health())));
     }
 
     private static void checkPortsFree(Settings s, boolean all) {

@@ -42,7 +42,6 @@ public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
     /** The longest idempotency key a provider takes (as the API's {@code Idempotency-Key}). */
     static final int MAX_KEY_LENGTH = 255;
-    private static final int CHARGING_THREADS = 16;
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
     private final Jdbi jdbi;
@@ -50,22 +49,19 @@ public final class PaymentWorker implements AutoCloseable {
     private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
     /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
-    private final AtomicInteger chargingThreads = new AtomicInteger();
-    private final ExecutorService charging = Executors.newFixedThreadPool(CHARGING_THREADS, r -> {
-        Thread t = new Thread(r, "payment-charge-" + chargingThreads.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService charging;
 
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
      * @param threads consumers in the group; at most the topic's partition count are busy
+     * @param chargingThreads provider calls of a batch made side by side: the provider bulkhead's permits
      * @param beforeEachBatch see {@link ConsumerLoop}
      */
-    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
+    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
         this.jdbi = jdbi;
+        this.charging = org.sagas.orchestrator.lifecycle.Threads.pool("payment-charge", chargingThreads);
         this.charge = charge;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)

@@ -91,7 +91,7 @@ class PaymentWorkerTest {
 
     private static PaymentWorker worker(Function<ChargePayment, PaymentProvider.Charge> charge) {
         // Consumers are built but never started: no broker, and with nothing to record no database.
-        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, charge, () -> { }, () -> { },
+        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, 4, charge, () -> { }, () -> { },
                 new SimpleMeterRegistry());
     }
 

@@ -20,26 +20,18 @@ import org.slf4j.LoggerFactory;
  * that never came (with a deterministic message id, so the inbox keeps it to one effect); an
  * unknown key is left for the payment worker, which still holds the command. Thread-safe.
  */
-public final class PaymentReconciler implements AutoCloseable {
+public final class PaymentReconciler {
     public static final String CONSUMER = "payment-reconciler";
     private static final Logger log = LoggerFactory.getLogger(PaymentReconciler.class);
 
     private final OrderStore orders;
     private final SagaEngine engine;
     private final PaymentProvider provider;
-    private final Duration period;
-    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("payment-reconciler");
 
-    public PaymentReconciler(OrderStore orders, SagaEngine engine, PaymentProvider provider, Duration period) {
+    public PaymentReconciler(OrderStore orders, SagaEngine engine, PaymentProvider provider) {
         this.orders = orders;
         this.engine = engine;
         this.provider = provider;
-        this.period = period;
-    }
-
-    public PaymentReconciler start() {
-        scheduler.scheduleWithFixedDelay(this::pass, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
-        return this;
     }
 
     /** One reconciliation pass; returns how many orders it settled. */
@@ -78,10 +70,5 @@ public final class PaymentReconciler implements AutoCloseable {
                 orderId.toString(), body), orderId);
         log.info("order {} payment reconciled from the provider's ledger: {} ({})", orderId, charge.get(), outcome);
         return outcome == SagaEngine.ReplyOutcome.APPLIED;
-    }
-
-    @Override
-    public void close() {
-        scheduler.shutdownNow();
     }
 }
