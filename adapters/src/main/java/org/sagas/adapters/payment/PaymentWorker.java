@@ -26,7 +26,7 @@ import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.saga.IncomingMessage;
-import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

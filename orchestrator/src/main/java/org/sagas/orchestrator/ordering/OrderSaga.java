@@ -11,7 +11,7 @@ import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
 import org.sagas.orchestrator.saga.IncomingMessage;
-import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.saga.SagaDefinition;
 import org.sagas.orchestrator.saga.SagaInstance;
 import org.sagas.orchestrator.saga.SagaStatus;

@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.saga;
 
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.saga;
 
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package org.sagas.orchestrator.saga;
+package org.sagas.orchestrator.messaging;
 
 /**
  * A message the saga wants published, written to the outbox in the transition's transaction.
