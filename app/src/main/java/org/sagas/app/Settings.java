@@ -26,7 +26,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     static {
         v("SAGA_DB_URL", "", "JDBC URL of an external PostgreSQL; unset = embedded PostgreSQL");
         v("SAGA_DB_USER", "postgres", "PostgreSQL user");
-        v("SAGA_DB_PASSWORD", "postgres", "PostgreSQL password");
+        // No default password: the embedded database makes its own, an external one is told.
+        v("SAGA_DB_PASSWORD", "", "PostgreSQL password; unset = none (embedded PostgreSQL has its own)");
+        v("SAGA_DB_PASSWORD_FILE", "",
+                "file holding the PostgreSQL password, e.g. a Docker secret (not with SAGA_DB_PASSWORD)");
         v("SAGA_KAFKA_BOOTSTRAP", "", "bootstrap servers of an external Kafka; unset = embedded broker");
         v("SAGA_HTTP_HOST", "127.0.0.1", "address the HTTP servers bind to");
         v("SAGA_HTTP_PORT", "8080", "orchestrator API port (--port)");
@@ -105,7 +108,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         if (!dbUrl.isEmpty() && !dbUrl.startsWith("jdbc:postgresql://")) {
             throw new ConfigurationError("SAGA_DB_URL must start with jdbc:postgresql:// (got " + dbUrl + ")");
         }
-        return new Settings(dbUrl, raw.get("SAGA_DB_USER"), raw.get("SAGA_DB_PASSWORD"),
+        String dbPassword = SecretFile.resolve(raw, "SAGA_DB_PASSWORD");
+        return new Settings(dbUrl, raw.get("SAGA_DB_USER"), dbPassword,
                 raw.get("SAGA_KAFKA_BOOTSTRAP"), host, port(raw, "SAGA_HTTP_PORT"), inventoryPort, paymentPort,
                 inventoryUrl, paymentUrl, dataDir.isEmpty() ? null : Path.of(dataDir),
                 integer(raw, "SAGA_DB_POOL_SIZE", 1, 500), integer(raw, "SAGA_CONSUMER_THREADS", 1, 64),
