@@ -46,7 +46,7 @@ final class Benchmarks {
             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
             config.setJdbcUrl(s.dbUrl());
             config.setUsername(s.dbUser());
-            config.setPassword(s.dbPassword());
+            config.setPassword(s.dbPassword().isEmpty() ? null : s.dbPassword());
             config.setMaximumPoolSize(32);
             try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(config)) {
                 org.sagas.migrations.Migrations.apply(ds);

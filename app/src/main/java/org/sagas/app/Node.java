@@ -90,7 +90,8 @@ final class Node implements AutoCloseable {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(settings.dbUrl());
         config.setUsername(settings.dbUser());
-        config.setPassword(settings.dbPassword());
+        // None at all (not an empty one) when unset: the server's own rule or the URL's password applies.
+        config.setPassword(settings.dbPassword().isEmpty() ? null : settings.dbPassword());
         config.setMaximumPoolSize(settings.dbPoolSize());
         config.setConnectionTimeout(10_000);
         config.setInitializationFailTimeout(15_000);

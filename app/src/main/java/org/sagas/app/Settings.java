@@ -37,7 +37,11 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     static final Setting<String> DB_URL = text("SAGA_DB_URL", "", ALL,
             "JDBC URL of an external PostgreSQL (jdbc:postgresql://…); unset = embedded PostgreSQL");
     static final Setting<String> DB_USER = text("SAGA_DB_USER", "postgres", ALL, "PostgreSQL user");
-    static final Setting<String> DB_PASSWORD = text("SAGA_DB_PASSWORD", "postgres", ALL, "PostgreSQL password");
+    // No default password: the embedded database makes its own, an external one is told.
+    static final Setting<String> DB_PASSWORD = text("SAGA_DB_PASSWORD", "", ALL,
+            "PostgreSQL password; unset = none (embedded PostgreSQL has its own)");
+    static final Setting<String> DB_PASSWORD_FILE = text("SAGA_DB_PASSWORD_FILE", "", ALL,
+            "file holding the PostgreSQL password, e.g. a Docker secret; its line end is dropped; not with SAGA_DB_PASSWORD");
     static final Setting<String> KAFKA_BOOTSTRAP = text("SAGA_KAFKA_BOOTSTRAP", "", ALL,
             "bootstrap servers of an external Kafka; unset = embedded broker");
     static final Setting<String> HTTP_HOST = text("SAGA_HTTP_HOST", "127.0.0.1", ALL,
@@ -62,7 +66,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
-            DB_PASSWORD, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
+            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
             PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, CONSUMER_THREADS, LOG_LEVEL));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
@@ -116,7 +120,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         if (!dbUrl.isEmpty() && !dbUrl.startsWith("jdbc:postgresql://")) {
             throw new ConfigurationError("SAGA_DB_URL must start with jdbc:postgresql:// (got " + dbUrl + ")");
         }
-        return new Settings(dbUrl, app.get(DB_USER), app.get(DB_PASSWORD), app.get(KAFKA_BOOTSTRAP), host,
+        String dbPassword = SecretFile.resolve(raw, DB_PASSWORD.name());
+        return new Settings(dbUrl, app.get(DB_USER), dbPassword, app.get(KAFKA_BOOTSTRAP), host,
                 app.get(HTTP_PORT), inventoryPort, paymentPort, inventoryUrl, paymentUrl,
                 dataDir.isEmpty() ? null : Path.of(dataDir), app.get(DB_POOL_SIZE), app.get(CONSUMER_THREADS),
                 o.get(OrchestratorSettings.PAYMENT_STEP_TIMEOUT), o.get(OrchestratorSettings.PENDING_CAP),

@@ -62,6 +62,7 @@ public final class ApiServer implements AutoCloseable {
             QueuedThreadPool pool = new QueuedThreadPool(400, 16, 60_000);
             pool.setName("api");
             config.jetty.threadPool = pool;
+            config.requestLogger.http(new SubmitMetrics(registry));
             config.routes.post("/orders", routes::submit);
             config.routes.get("/orders/{id}", routes::order);
             config.routes.get("/orders", routes::list);
