@@ -3,10 +3,12 @@ package org.sagas.app.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
+import org.sagas.orchestrator.resilience.Priority;
 import org.sagas.orchestrator.resilience.ResilienceListener;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 
@@ -16,8 +18,9 @@ import org.sagas.orchestrator.resilience.ResilientDependency;
  * {@code dependency}: {@code saga_circuit_state} (0 closed, 1 half-open, 2 open, read from the
  * stack at each scrape, so an expired open breaker shows half-open without traffic), {@code
  * saga_bulkhead_in_use}, {@code saga_circuit_rejections_total}, {@code saga_retries_total} and
- * {@code saga_retry_budget_exhausted_total}. Thread-safe; one instance serves every stack of a
- * registry.
+ * {@code saga_retry_budget_exhausted_total}; and {@code saga_shed_total{priority}} for the load
+ * shedder, registered at 0 for each priority. Thread-safe; one instance serves every stack and the
+ * shedder of a registry.
  */
 public final class MicrometerResilienceListener implements ResilienceListener {
 
@@ -27,12 +30,21 @@ public final class MicrometerResilienceListener implements ResilienceListener {
     static final String BULKHEAD_IN_USE = "saga.bulkhead.in.use";
     static final String RETRIES = "saga.retries";
     static final String RETRY_BUDGET_EXHAUSTED = "saga.retry.budget.exhausted";
+    static final String SHED = "saga.shed";
 
     private final MeterRegistry registry;
     private final Map<String, Counters> counters = new ConcurrentHashMap<>();
+    private final Map<Priority, Counter> shed = new EnumMap<>(Priority.class);
 
+    /** Binds to {@code registry}, registering the shed counters at once. */
     public MicrometerResilienceListener(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        for (Priority priority : Priority.values()) {
+            shed.put(priority, Counter.builder(SHED)
+                    .description("Requests refused before any work, by priority")
+                    .tag("priority", priority.tagValue())
+                    .register(registry));
+        }
     }
 
     /**
@@ -78,6 +90,11 @@ public final class MicrometerResilienceListener implements ResilienceListener {
         if (reason == Reason.BREAKER_OPEN) {
             counters(dependency).circuitRejections.increment();
         }
+    }
+
+    @Override
+    public void onShed(Priority priority) {
+        shed.get(priority).increment();
     }
 
     private Counters counters(String dependency) {

@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.DependencyUnavailable;
 import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
+import org.sagas.orchestrator.resilience.Permit;
+import org.sagas.orchestrator.resilience.Priority;
+import org.sagas.orchestrator.resilience.PriorityShedder;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.orchestrator.resilience.TransientFailure;
@@ -127,5 +130,22 @@ class MicrometerResilienceListenerTest {
         assertThat(scrape).contains("saga_circuit_state{dependency=\"payment\"} 0")
                 .contains("saga_retries_total{dependency=\"payment\"} 0")
                 .contains("saga_circuit_state{dependency=\"inventory\"} 0");
+    }
+
+    @Test
+    void shouldExposeShedCountsWithLowerCasePriorityTag() {
+        // Given a shedder bound to Prometheus and one low priority request shed
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, listener);
+        Permit held = shedder.tryEnter(Priority.HIGH).orElseThrow();
+        shedder.tryEnter(Priority.LOW);
+
+        // When scraped
+        String scrape = prometheus.scrape();
+
+        // Then the contract's name and tag appear, every priority from the start
+        assertThat(scrape).contains("saga_shed_total{priority=\"low\"} 1");
+        assertThat(scrape).contains("saga_shed_total{priority=\"high\"} 0");
+        assertThat(scrape).contains("saga_shed_total{priority=\"normal\"} 0");
+        held.close();
     }
 }

@@ -45,11 +45,16 @@ final class GuardedListener implements ResilienceListener {
         guarded("onStateChange", dependency, () -> listener.onStateChange(dependency, state));
     }
 
-    private static void guarded(String event, String dependency, Runnable call) {
+    @Override
+    public void onShed(Priority priority) {
+        guarded("onShed", priority.tagValue() + " priority", () -> listener.onShed(priority));
+    }
+
+    private static void guarded(String event, String subject, Runnable call) {
         try {
             call.run();
         } catch (RuntimeException e) {
-            LOG.error("Resilience listener failed on {} for {}", event, dependency, e);
+            LOG.error("Resilience listener failed on {} for {}", event, subject, e);
         }
     }
 }

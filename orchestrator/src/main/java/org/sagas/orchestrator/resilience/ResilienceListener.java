@@ -3,8 +3,8 @@ package org.sagas.orchestrator.resilience;
 import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
 
 /**
- * What a {@link ResilientDependency} reports, for metrics and logs bound at the edge (the
- * package itself knows no metrics library). Every method has an empty default, so a listener
+ * What a {@link ResilientDependency} and the {@link PriorityShedder} report, for metrics and logs
+ * bound at the edge (the package itself knows no metrics library). Every method has an empty default, so a listener
  * implements only what it needs; {@link #NONE} ignores everything.
  *
  * <p>Methods are called on the thread making the call (on the thread causing the transition for
@@ -49,5 +49,12 @@ public interface ResilienceListener {
 
     /** The circuit breaker moved to {@code state}. */
     default void onStateChange(String dependency, CircuitState state) {
+    }
+
+    /**
+     * A request of {@code priority} was refused before any work: its class was over its in-flight
+     * limit, or it was dropped for another reason such as a deadline already passed.
+     */
+    default void onShed(Priority priority) {
     }
 }

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
 
-/** Records every event of one stack, as a metrics binding would count them. Thread-safe. */
+/** Records every event, as a metrics binding would count them. Thread-safe. */
 final class RecordingListener implements ResilienceListener {
 
     final AtomicInteger retries = new AtomicInteger();
@@ -15,6 +15,7 @@ final class RecordingListener implements ResilienceListener {
     final AtomicInteger budgetExhausted = new AtomicInteger();
     final List<CircuitState> transitions = new CopyOnWriteArrayList<>();
     private final Map<Reason, AtomicInteger> rejected = new ConcurrentHashMap<>();
+    private final Map<Priority, AtomicInteger> shed = new ConcurrentHashMap<>();
     volatile ResilientDependency created;
 
     @Override
@@ -41,6 +42,16 @@ final class RecordingListener implements ResilienceListener {
     @Override
     public void onStateChange(String dependency, CircuitState state) {
         transitions.add(state);
+    }
+
+    @Override
+    public void onShed(Priority priority) {
+        shed.computeIfAbsent(priority, p -> new AtomicInteger()).incrementAndGet();
+    }
+
+    int shed(Priority priority) {
+        AtomicInteger count = shed.get(priority);
+        return count == null ? 0 : count.get();
     }
 
     int rejected(Reason reason) {
