@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.sagas.orchestrator.config.SettingsTable;
+import org.sagas.orchestrator.resilience.ResilienceSettings;
 
 /**
  * Every setting of the product, from environment variables and command-line flags (flags win).
@@ -55,22 +57,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
-        // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
-        for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
-            v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
-            v(dep + "_MAX_ATTEMPTS", "", "attempts per call, retries included (3)");
-            v(dep + "_BACKOFF_BASE_MS", "", "full-jitter back-off base (50 / 200)");
-            v(dep + "_BACKOFF_CAP_MS", "", "full-jitter back-off cap (200 / 2000)");
-            v(dep + "_BREAKER_FAILURE_PERCENT", "", "failure rate that opens the breaker (50)");
-            v(dep + "_BREAKER_MIN_CALLS", "", "calls in the window before the breaker may open (20 / 10)");
-            v(dep + "_BREAKER_WINDOW_MS", "", "breaker's counting window (10000)");
-            v(dep + "_BREAKER_OPEN_MS", "", "how long the breaker stays open (10000)");
-            v(dep + "_BREAKER_HALF_OPEN_TRIALS", "", "trial calls while half-open (3)");
-            v(dep + "_BULKHEAD_PERMITS", "", "concurrent calls (24 / 16)");
-            v(dep + "_BULKHEAD_WAIT_MS", "", "longest wait for a bulkhead permit (50 / 100)");
-            v(dep + "_RETRY_BUDGET_RATIO", "", "retries allowed per call (0.1)");
-            v(dep + "_RETRY_BUDGET_INITIAL", "", "retry budget at start (10)");
-            v(dep + "_MIN_USEFUL_BUDGET_MS", "", "below this remaining deadline, don't call (20 / 50)");
+        // Declared in ResilienceSettings, each dependency with its own defaults; listed here so that
+        // raw() holds them for Node, and for --help and the compose check.
+        for (SettingsTable table : List.of(ResilienceSettings.inventoryTable(), ResilienceSettings.paymentTable())) {
+            table.settings().forEach(s -> v(s.name(), s.defaultValue(), s.doc()));
         }
     }
 
