@@ -27,7 +27,10 @@ import org.sagas.orchestrator.ordering.OrderGauges;
 import org.sagas.orchestrator.ordering.ResilientInventoryActions;
 import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderStore;
+import org.sagas.app.metrics.MicrometerResilienceListener;
+import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
+import org.sagas.orchestrator.resilience.ResilienceSettings;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaTimings;
@@ -42,6 +45,8 @@ final class Node implements AutoCloseable {
     final Jdbi jdbi;
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final Clock clock = Clock.systemUTC();
+    /** The resilience package's events as meters in {@link #registry}. */
+    final MicrometerResilienceListener resilienceMetrics = new MicrometerResilienceListener(registry);
     final ResilientDependency inventory;
     final ResilientDependency payments;
     final SagaEngine engine;
@@ -56,13 +61,10 @@ final class Node implements AutoCloseable {
         // The pool's own meters (hikaricp_connections_pending, ..._timeout_total): waits show.
         dataSource.setMetricRegistry(registry);
         this.jdbi = Jdbi.create(dataSource);
-        this.inventory = ResilientDependency.create(resilience(settings, "SAGA_INVENTORY",
-                ResilienceConfig.inventoryDefaults())
-                .withBreaker(settings.inventoryLayers().contains("breaker"))
-                .withBulkhead(settings.inventoryLayers().contains("bulkhead"))
-                .withRetries(settings.inventoryLayers().contains("retries")), registry);
-        this.payments = ResilientDependency.create(resilience(settings, "SAGA_PAYMENT",
-                ResilienceConfig.paymentDefaults()), registry);
+        this.inventory = ResilientDependency.create(inventoryLayers(settings, resilience(settings,
+                ResilienceSettings.INVENTORY, ResilienceConfig.inventoryDefaults())), resilienceMetrics);
+        this.payments = ResilientDependency.create(resilience(settings, ResilienceSettings.PAYMENT,
+                ResilienceConfig.paymentDefaults()), resilienceMetrics);
         this.orderSaga = new OrderSaga(new ResilientInventoryActions(
                 new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry,
                 settings.degradedMode()),
@@ -77,12 +79,28 @@ final class Node implements AutoCloseable {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000));
     }
 
+    /** Reads {@code <prefix>_*} from the settings' text (their table is ResilienceSettings'). */
     private static ResilienceConfig resilience(Settings settings, String prefix, ResilienceConfig defaults) {
         try {
-            return ResilienceConfig.fromEnvironment(prefix, defaults, settings.raw()::get);
-        } catch (IllegalArgumentException e) {
+            return ResilienceSettings.read(prefix, defaults, settings.raw()::get);
+        } catch (ConfigException e) {
             throw new ConfigurationError(e.getMessage(), e);
         }
+    }
+
+    /** Leaves out the layers SAGA_INVENTORY_LAYERS does not name (the timeout is always there). */
+    private static ResilienceConfig inventoryLayers(Settings settings, ResilienceConfig config) {
+        ResilienceConfig result = config;
+        if (!settings.inventoryLayers().contains("breaker")) {
+            result = result.withoutBreaker();
+        }
+        if (!settings.inventoryLayers().contains("bulkhead")) {
+            result = result.withoutBulkhead();
+        }
+        if (!settings.inventoryLayers().contains("retries")) {
+            result = result.withoutRetries();
+        }
+        return result;
     }
 
     /** Connects to PostgreSQL (failing with one clear line) and applies pending migrations. */
@@ -174,7 +192,7 @@ final class Node implements AutoCloseable {
 
     /** The payment provider's bulkhead permits: how many charges the worker makes side by side. */
     int paymentPermits() {
-        return payments.config().bulkheadPermits();
+        return payments.config().bulkhead().map(org.sagas.orchestrator.resilience.BulkheadConfig::permits).orElse(1);
     }
 
     @Override

@@ -170,8 +170,8 @@ final class Product implements AutoCloseable {
                     new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
                     new OrderStore(node.jdbi), node.clock, s.answerReserveMillis());
             ApiServer.Admission admission = foreground.around(s.shedding()
-                    ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
-                            node.clock)
+                    ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
+                            s.pendingCap(), node.clock)
                     : ApiServer.Admission.ALWAYS);
             api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
                     node.registry, admission, node.clock, s.requestBudgetMillis(), config -> {

@@ -12,6 +12,7 @@ import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.config.Setting;
 import org.sagas.orchestrator.config.SettingsTable;
+import org.sagas.orchestrator.resilience.ResilienceSettings;
 
 import static org.sagas.orchestrator.config.Setting.integer;
 import static org.sagas.orchestrator.config.Setting.text;
@@ -71,7 +72,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
-        return List.of(TABLE, OrchestratorSettings.TABLE, ResilienceVariables.INVENTORY, ResilienceVariables.PAYMENT);
+        return List.of(TABLE, OrchestratorSettings.TABLE, ResilienceSettings.inventoryTable(),
+                ResilienceSettings.paymentTable());
     }
 
     /** Every variable the product reads. */
