@@ -27,7 +27,7 @@ class KafkaBrokerIT {
     }
 
     @Test
-    void shouldEndTheBrokerADeadOwnerLeftThenStartAndRefuseASecondOwner() throws Exception {
+    void shouldEndTheBrokerADeadOwnerLeftThenStartRefuseASecondOwnerAndRestart() throws Exception {
         // Given a process of a previous run still running as this directory's broker (its command line and pid file)
         Files.createDirectories(directory);
         Path config = Files.writeString(directory.resolve("server.properties"), "# a previous run's\n");
@@ -50,6 +50,15 @@ class KafkaBrokerIT {
             assertThatThrownBy(() -> new KafkaBroker(directory, 0).start())
                     .isInstanceOf(DataDirectoryInUseException.class);
             assertThat(broker.isRunning()).isTrue();
+
+            // And after an outage the tests inject (kill, start again) it is the owner again
+            long first = broker.pid();
+            broker.kill();
+            assertThat(directory.resolve("broker.pid")).doesNotExist();
+            broker.start();
+            assertThat(broker.isRunning()).isTrue();
+            assertThat(Files.readString(directory.resolve("broker.pid")).strip())
+                    .isEqualTo(Long.toString(broker.pid())).isNotEqualTo(Long.toString(first));
         } finally {
             broker.stop();
         }
