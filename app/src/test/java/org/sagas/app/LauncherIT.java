@@ -3,23 +3,20 @@ package org.sagas.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
+import static org.sagas.app.LaunchedSagas.processesUsing;
+
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.sagas.embedded.FreePorts;
 
@@ -112,27 +109,7 @@ class LauncherIT {
     }
 
     private Process launch(Map<String, String> env, List<String> output, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx1g", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(k -> k.startsWith("SAGA_"));
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    output.add(line);
-                }
-            } catch (IOException e) {
-                output.add("(output closed: " + e.getMessage() + ")");
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        return process;
+        return LaunchedSagas.launch(env, output, args).process();
     }
 
     private HttpResponse<String> get(int port, String path) {
@@ -145,27 +122,5 @@ class LauncherIT {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    /** Processes whose command line mentions {@code dir} (PostgreSQL's -D, the broker's config). */
-    private static List<Long> processesUsing(Path dir) throws IOException {
-        List<Long> pids = new ArrayList<>();
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : (Iterable<Path>) procs::iterator) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit)) {
-                    continue;
-                }
-                try {
-                    String cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
-                    if (cmdline.contains(dir.toString())) {
-                        pids.add(Long.parseLong(name));
-                    }
-                } catch (IOException gone) {
-                    // the process ended while we looked
-                }
-            }
-        }
-        return pids;
     }
 }
