@@ -3,6 +3,7 @@ package org.sagas.app;
 import io.javalin.Javalin;
 import java.util.Map;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.http.EdgeLimits;
 
 /**
  * Health and metrics for a process that runs roles without the API (scale-out), on
@@ -15,9 +16,10 @@ final class OpsServer implements AutoCloseable {
         this.app = app;
     }
 
-    static OpsServer start(Node node, String host, int port) {
+    static OpsServer start(Node node, String host, int port, EdgeLimits limits) {
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
+            limits.apply(config);
             config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
             config.routes.get("/health/ready", ctx -> {
                 Map<String, Boolean> checks = node.readiness();
@@ -28,6 +30,7 @@ final class OpsServer implements AutoCloseable {
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(node.registry.scrape()));
         }).start(host, port);
+        limits.applyIdleTimeout(app.jettyServer().server());
         return new OpsServer(app);
     }
 

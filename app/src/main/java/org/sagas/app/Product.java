@@ -18,6 +18,7 @@ import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
+import org.sagas.orchestrator.http.ClientAccess;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
@@ -42,11 +43,14 @@ final class Product implements AutoCloseable {
     private ApiServer api;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
+    /** Checked before anything starts: an open API refuses to face the network (issue 16). */
+    private ClientAccess access;
 
     /** Everything in one process; the embedded infrastructure unless external servers are set. */
     static Product up(Settings settings, PrintStream out) {
         checkPortsFree(settings, true);
         Product product = new Product();
+        product.access = ApiProtection.from(settings).access(settings.host());
         try {
             Settings s = settings;
             if (s.embeddedDatabase() || s.embeddedKafka()) {
@@ -85,6 +89,7 @@ final class Product implements AutoCloseable {
         }
         checkPortsFree(settings, false);
         Product product = new Product();
+        product.access = ApiProtection.from(settings).access(settings.host());
         try {
             product.startRoles(List.of(role), settings);
             out.println("sagas " + role + " is up");
@@ -146,16 +151,19 @@ final class Product implements AutoCloseable {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, OrderService.defaultRetention()), new OrderStore(node.jdbi),
                     node.clock, s.answerReserveMillis());
+            ApiProtection protection = ApiProtection.from(s);
+            OrderStore store = new OrderStore(node.jdbi);
             ApiServer.Admission admission = foreground.around(s.shedding()
                     ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
-                            node.clock)
+                            store::pendingOf, protection.clientPendingCap(), node.clock)
                     : ApiServer.Admission.ALWAYS);
-            api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
+            api = ApiServer.start(s.host(), s.apiPort(), orders, store, node::readiness,
                     node.registry, admission, node.clock, s.requestBudgetMillis(),
-                    new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource))::register);
+                    new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource))::register,
+                    protection.limits(), access, protection.quotas());
             started.push(api);
         } else {
-            started.push(OpsServer.start(node, s.host(), s.apiPort()));
+            started.push(OpsServer.start(node, s.host(), s.apiPort(), ApiProtection.from(s).limits()));
         }
     }
 

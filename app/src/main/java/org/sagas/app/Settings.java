@@ -55,6 +55,19 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
+        // Read by ApiProtection (issue 16): who may use the public API, how much, how slowly.
+        v("SAGA_API_KEYS_FILE", "",
+                "API keys, lines 'key customerId[,customerId…] [priority]'; unset = open API (loopback only)");
+        v("SAGA_API_AUTH", "auto", "auto: keys if SAGA_API_KEYS_FILE is set, else open on loopback only;"
+                + " on: keys required; off: open API on any address");
+        v("SAGA_PRIORITY_CUSTOMERS", "",
+                "open API only: customer ids whose X-Priority is honoured (with keys: the 'priority' column)");
+        v("SAGA_CLIENT_RATE", "50", "order submissions per second per client (API key, or customerId); 0 = no limit");
+        v("SAGA_CLIENT_BURST", "100", "submissions a client may make at once beyond its rate");
+        v("SAGA_CLIENT_PENDING_CAP", "1000", "most orders pending confirmation for one client (429 beyond)");
+        v("SAGA_HTTP_IDLE_TIMEOUT_MS", "30000", "a connection that sends nothing for this long is closed");
+        v("SAGA_HTTP_MIN_DATA_RATE", "1024", "bytes per second a request body must arrive at, at least");
+        v("SAGA_HTTP_SLOW_SENDERS", "64", "most requests at once whose body is still arriving after 1 s (503 beyond)");
         // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
         for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
             v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
@@ -153,7 +166,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         }
     }
 
-    private static boolean bool(Map<String, String> raw, String name) {
+    static boolean bool(Map<String, String> raw, String name) {
         String value = raw.get(name);
         if ("true".equalsIgnoreCase(value) || "false".equalsIgnoreCase(value)) {
             return Boolean.parseBoolean(value);
@@ -182,7 +195,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         return integer(raw, name, 0, 65_535);
     }
 
-    private static int integer(Map<String, String> raw, String name, int min, int max) {
+    static int integer(Map<String, String> raw, String name, int min, int max) {
         String value = raw.get(name);
         try {
             int v = Integer.parseInt(value);
