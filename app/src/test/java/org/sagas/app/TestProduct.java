@@ -59,6 +59,11 @@ final class TestProduct implements AutoCloseable {
         return shared;
     }
 
+    /** The shared product if one was started in this JVM, else null. */
+    static synchronized TestProduct sharedIfStarted() {
+        return shared;
+    }
+
     private void start() {
         settings = Settings.from(env::get, Map.of());
         product = Product.up(settings, new PrintStream(new ByteArrayOutputStream()));
