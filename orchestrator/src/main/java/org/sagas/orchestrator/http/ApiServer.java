@@ -234,7 +234,7 @@ public final class ApiServer implements AutoCloseable {
 
         void list(Context ctx) {
             Optional<ApiKeys.Client> client = access.authenticate(ctx);
-            String statusParam = ctx.queryParam("status");
+            String statusParam = single(ctx, "status");
             OrderStatus status = null;
             if (statusParam != null) {
                 try {
@@ -244,7 +244,7 @@ public final class ApiServer implements AutoCloseable {
                 }
             }
             int limit = 50;
-            String limitParam = ctx.queryParam("limit");
+            String limitParam = single(ctx, "limit");
             if (limitParam != null) {
                 try {
                     limit = Integer.parseInt(limitParam);
@@ -257,6 +257,14 @@ public final class ApiServer implements AutoCloseable {
             }
             Set<String> customers = client.map(ApiKeys.Client::customers).orElse(null);
             ctx.contentType("application/json").result(Json.write(store.list(status, limit, customers)));
+        }
+
+        /** A query parameter given at most once: two values would be read differently by different layers. */
+        private static String single(Context ctx, String name) {
+            if (ctx.queryParams(name).size() > 1) {
+                throw new InvalidRequest(name, "may be given once");
+            }
+            return ctx.queryParam(name);
         }
 
         void ready(Context ctx) {
