@@ -85,16 +85,15 @@ public final class HostileRequests {
                 json = dups[c.next(dups.length)];
             }
             case 4 -> {
-                String[] wrong = {"1", "true", "null", "[\"x\"]", "{\"a\":1}", "\"1\"", "1.0"};
+                // no strings here: a string is the right type for the ids (a quoted number has its own case)
+                String[] wrong = {"1", "true", "null", "[\"x\"]", "{\"a\":1}", "1.0", "false"};
                 String value = wrong[c.next(wrong.length)];
                 String[] targets = {
                     "{\"customerId\":" + value + ",\"currency\":\"EUR\",\"lines\":[" + line + "]}",
                     "{\"customerId\":\"fuzz\",\"currency\":" + value + ",\"lines\":[" + line + "]}",
                     "{\"customerId\":\"fuzz\",\"currency\":\"EUR\",\"lines\":" + value + "}",
                     "{\"customerId\":\"fuzz\",\"currency\":\"EUR\",\"lines\":[" + value + "]}",
-                    // a string is the right type for a sku: "1" would be a valid one
-                    order("fuzz", "{\"sku\":" + (value.startsWith("\"") ? "1" : value)
-                            + ",\"quantity\":1,\"unitPriceCents\":100}"),
+                    order("fuzz", "{\"sku\":" + value + ",\"quantity\":1,\"unitPriceCents\":100}"),
                     order("fuzz", "{\"sku\":\"S\",\"quantity\":\"1\",\"unitPriceCents\":100}"),
                 };
                 kind = "wrong type " + value;
