@@ -16,3 +16,9 @@ for name in db_password grafana_admin_password; do
   # file's owner; the directory (700) keeps the host's other users out.
   chmod 644 "secrets/$name"
 done
+# One API key for a first customer; add a line per client ('key customerId[,customerId…] [priority]').
+if [ ! -s secrets/api_keys ]; then
+  echo "$(head -c 24 /dev/urandom | base64 | tr -d '\n/+=') c-1" > secrets/api_keys
+  echo "created ops/secrets/api_keys (one key for customer c-1)"
+fi
+chmod 644 secrets/api_keys

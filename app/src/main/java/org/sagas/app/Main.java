@@ -17,7 +17,7 @@ public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
-            "--provider-latency-ms");
+            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key");
 
     private Main() {}
 
@@ -75,6 +75,8 @@ public final class Main {
                     return 0;
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
+                case "fuzz":
+                    return Fuzz.run(flags, settings, out);
                 default:
                     if (ROLES.contains(command)) {
                         return serve(Product.role(command, settings, out));
@@ -121,6 +123,9 @@ public final class Main {
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
+        out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");
+        out.println("                      [--seconds N] [--seed N] [--url http://host:port [--api-key K]]");
+        out.println("                      (without --url it starts its own product)");
         out.println();
         out.println("options:");
         out.println("  --data-dir DIR      keep embedded data here between runs (default: a fresh temp dir)");

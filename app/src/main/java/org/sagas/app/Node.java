@@ -54,6 +54,7 @@ final class Node implements AutoCloseable {
     final OrderGauges gauges;
     private volatile Runnable relayWakeUp = () -> {};
     private final Admin admin;
+    private final ReadinessProbe readiness;
 
     private Node(Settings settings, HikariDataSource dataSource) {
         this.settings = settings;
@@ -77,6 +78,8 @@ final class Node implements AutoCloseable {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000));
+        this.readiness = new ReadinessProbe(this::checkReadiness, Duration.ofSeconds(1), Duration.ofSeconds(10))
+                .start();
     }
 
     /** Reads {@code <prefix>_*} from the settings' text (their table is ResilienceSettings'). */
@@ -168,8 +171,13 @@ final class Node implements AutoCloseable {
         }
     }
 
-    /** PostgreSQL and Kafka answer now (each within about a second). */
+    /** Whether PostgreSQL and Kafka answered at the last background check (at most about a second ago). */
     Map<String, Boolean> readiness() {
+        return readiness.current();
+    }
+
+    /** PostgreSQL and Kafka answer now (each within about a second). */
+    private Map<String, Boolean> checkReadiness() {
         Map<String, Boolean> checks = new LinkedHashMap<>();
         boolean db;
         try (var c = dataSource.getConnection()) {
@@ -197,6 +205,7 @@ final class Node implements AutoCloseable {
 
     @Override
     public void close() {
+        readiness.close();
         if (admin != null) {
             admin.close(Duration.ofSeconds(2));
         }

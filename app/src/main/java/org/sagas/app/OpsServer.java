@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.http.EdgeLimits;
 
 /**
  * Health and metrics for a process that runs roles without the API (scale-out), on
@@ -20,10 +21,11 @@ final class OpsServer implements AutoCloseable {
     }
 
     static OpsServer start(Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, String host,
-            int port, Consumer<RoutesConfig> extraRoutes) {
+            int port, Consumer<RoutesConfig> extraRoutes, EdgeLimits limits) {
         Javalin app = Javalin.create(config -> {
             extraRoutes.accept(config.routes);
             config.startup.showJavalinBanner = false;
+            limits.apply(config);
             config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
             config.routes.get("/health/ready", ctx -> {
                 Map<String, Boolean> checks = readiness.get();
@@ -34,6 +36,7 @@ final class OpsServer implements AutoCloseable {
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(registry.scrape()));
         }).start(host, port);
+        limits.applyIdleTimeout(app.jettyServer().server());
         return new OpsServer(app);
     }
 

@@ -16,6 +16,7 @@ import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
+import org.sagas.orchestrator.http.ClientAccess;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.config.SettingsTable;
@@ -47,11 +48,14 @@ final class Product implements AutoCloseable {
     private ApiServer api;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
+    /** Checked before anything starts: an open API refuses to face the network (issue 16). */
+    private ClientAccess access;
 
     /** Everything in one process; the embedded infrastructure unless external servers are set. */
     static Product up(Settings settings, PrintStream out) {
         checkPortsFree(settings, true);
         Product product = new Product();
+        product.access = ApiProtection.from(settings).access(settings.host());
         try {
             Settings s = settings;
             if (s.embeddedDatabase() || s.embeddedKafka()) {
@@ -90,6 +94,7 @@ final class Product implements AutoCloseable {
         }
         checkPortsFree(settings, false);
         Product product = new Product();
+        product.access = ApiProtection.from(settings).access(settings.host());
         try {
             product.startRoles(List.of(role), settings);
             out.println("sagas " + role + " is up");
@@ -169,19 +174,21 @@ final class Product implements AutoCloseable {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
                     new OrderStore(node.jdbi), node.clock, s.answerReserveMillis());
+            ApiProtection protection = ApiProtection.from(s);
+            OrderStore store = new OrderStore(node.jdbi);
             ApiServer.Admission admission = foreground.around(s.shedding()
                     ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
-                            s.pendingCap(), node.clock)
+                            s.pendingCap(), store::pendingOf, protection.clientPendingCap(), node.clock)
                     : ApiServer.Admission.ALWAYS);
-            api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
+            api = ApiServer.start(s.host(), s.apiPort(), orders, store, node::readiness,
                     node.registry, admission, node.clock, s.requestBudgetMillis(), config -> {
                         new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource)).register(config);
                         componentRoutes(config);
-                    });
+                    }, protection.limits(), access, protection.quotas());
             components.start(Component.of("api", api));
         } else {
             components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
-                    s.apiPort(), this::componentRoutes)));
+                    s.apiPort(), this::componentRoutes, ApiProtection.from(s).limits())));
         }
     }
 

@@ -72,7 +72,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
-        return List.of(TABLE, OrchestratorSettings.TABLE, ResilienceSettings.inventoryTable(),
+        return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, ResilienceSettings.inventoryTable(),
                 ResilienceSettings.paymentTable());
     }
 

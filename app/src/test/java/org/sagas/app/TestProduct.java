@@ -50,9 +50,17 @@ final class TestProduct implements AutoCloseable {
             env.put("SAGA_CONSUMER_THREADS", "2");
             // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
             env.put("SAGA_INVENTORY_TIMEOUT_MS", "3000");
+            // Functional tests send many orders for one customer at once: quotas have tests of their own.
+            env.put("SAGA_CLIENT_RATE", "0");
+            env.put("SAGA_PRIORITY_CUSTOMERS", "c-high,c-low");
             shared = new TestProduct(env);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.close()));
         }
+        return shared;
+    }
+
+    /** The shared product if one was started in this JVM, else null. */
+    static synchronized TestProduct sharedIfStarted() {
         return shared;
     }
 

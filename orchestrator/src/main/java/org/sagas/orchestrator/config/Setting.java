@@ -98,6 +98,31 @@ public final class Setting<T> {
         return new Setting<>(name, "text", defaultValue, "", "", roles, doc, raw -> raw);
     }
 
+    /** One of {@code allowed}, compared without case; the value is returned in lower case. */
+    public static Setting<String> choice(String name, String defaultValue, List<String> allowed, Set<String> roles,
+            String doc) {
+        return new Setting<>(name, "choice", defaultValue, String.join(", ", allowed), "", roles, doc, raw -> {
+            String value = raw.toLowerCase(java.util.Locale.ROOT);
+            if (!allowed.contains(value)) {
+                throw new IllegalArgumentException();
+            }
+            return value;
+        });
+    }
+
+    /** A comma-separated list of free-text elements (blank ones dropped). */
+    public static Setting<Set<String>> list(String name, Set<String> roles, String doc) {
+        return new Setting<>(name, "list", "", "comma-separated", "", roles, doc, raw -> {
+            Set<String> set = new LinkedHashSet<>();
+            for (String part : raw.split(",")) {
+                if (!part.isBlank()) {
+                    set.add(part.trim());
+                }
+            }
+            return Set.copyOf(set);
+        });
+    }
+
     /** A comma-separated subset of {@code allowed} ({@code none} or empty: no element). */
     public static Setting<Set<String>> subset(String name, String defaultValue, List<String> allowed,
             Set<String> roles, String doc) {

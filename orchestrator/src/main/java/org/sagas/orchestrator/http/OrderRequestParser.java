@@ -1,6 +1,8 @@
 package org.sagas.orchestrator.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,7 +21,14 @@ import org.sagas.orchestrator.ordering.OrderRequest;
  * every limit of the contract. Each failure names its field. Stateless and thread-safe.
  */
 public final class OrderRequestParser {
-    private static final ObjectMapper STRICT = new ObjectMapper()
+    /**
+     * Far above what a valid order needs (depth 3, prices of 10 digits), far below what would cost:
+     * hostile nesting or thousand-digit numbers fail while being read, before any tree is built.
+     */
+    private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
+            .maxNestingDepth(16).maxNumberLength(32).maxStringLength(64 * 1024).build();
+    private static final ObjectMapper STRICT = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(CONSTRAINTS).build())
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
@@ -46,7 +55,7 @@ public final class OrderRequestParser {
             throw new InvalidRequest("body", "must be a JSON object");
         }
         rejectUnknown(root, ORDER_FIELDS, "");
-        String customerId = printable(root, "customerId", "customerId", 64);
+        String customerId = identifier(root, "customerId", "customerId", 64);
         JsonNode currencyNode = root.get("currency");
         if (currencyNode == null || !currencyNode.isTextual() || !CURRENCY.matcher(currencyNode.asText()).matches()) {
             throw new InvalidRequest("currency", "must be three capital letters (ISO 4217), e.g. \"EUR\"");
@@ -70,28 +79,37 @@ public final class OrderRequestParser {
             throw new InvalidRequest(path, "must be an object with sku, quantity and unitPriceCents");
         }
         rejectUnknown(node, LINE_FIELDS, path + ".");
-        String sku = printable(node, "sku", path + ".sku", 64);
+        String sku = identifier(node, "sku", path + ".sku", 64);
         long quantity = integer(node, "quantity", path + ".quantity", 1, MAX_QUANTITY);
         long price = integer(node, "unitPriceCents", path + ".unitPriceCents", 0, MAX_UNIT_PRICE);
         return new OrderLine(sku, (int) quantity, price);
     }
 
-    private static String printable(JsonNode node, String name, String path, int max) {
+    /**
+     * Identifiers are letters and digits (any script, precomposed) and {@code - _ . : @ / # +}:
+     * no spaces, controls, NUL, format characters (RTL marks, zero-width joiners), combining
+     * marks, lone surrogates, symbols or emoji. They are stored, logged, sent to participants and
+     * compared byte for byte: two spellings that look alike must not be two customers.
+     */
+    private static String identifier(JsonNode node, String name, String path, int max) {
         JsonNode value = node.get(name);
+        String rule = "must be a string of 1 to " + max + " letters, digits and - _ . : @ / # +";
         if (value == null || !value.isTextual()) {
-            throw new InvalidRequest(path, "must be a string of 1 to " + max + " printable characters");
+            throw new InvalidRequest(path, rule);
         }
         String text = value.asText();
         int length = text.codePointCount(0, text.length());
         if (length < 1 || length > max) {
             throw new InvalidRequest(path, "must be 1 to " + max + " characters long, got " + length);
         }
-        if (text.codePoints().anyMatch(c -> Character.isISOControl(c) || !Character.isDefined(c)
-                || Character.getType(c) == Character.SURROGATE || Character.getType(c) == Character.FORMAT)
-                || text.isBlank()) {
-            throw new InvalidRequest(path, "must contain printable characters only");
+        if (!text.codePoints().allMatch(OrderRequestParser::identifierChar)) {
+            throw new InvalidRequest(path, rule);
         }
         return text;
+    }
+
+    private static boolean identifierChar(int c) {
+        return Character.isLetterOrDigit(c) || "-_.:@/#+".indexOf(c) >= 0;
     }
 
     private static long integer(JsonNode node, String name, String path, long min, long max) {

@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -87,12 +88,26 @@ public final class OrderStore {
 
     /** Newest first; {@code status} null for every status. */
     public List<OrderView> list(OrderStatus status, int limit) {
+        return list(status, limit, null);
+    }
+
+    /** Newest first, only {@code customers}' orders; {@code status} null for every status, {@code customers} null for all. */
+    public List<OrderView> list(OrderStatus status, int limit, Set<String> customers) {
+        String where = (status == null ? "" : " AND status = :status")
+                + (customers == null ? "" : " AND customer_id = ANY(:customers)");
         return jdbi.withHandle(h -> h.createQuery("SELECT order_id, status, customer_id, currency, total_cents,"
-                        + " lines::text AS lines, created_at FROM orders"
-                        + (status == null ? "" : " WHERE status = :status")
+                        + " lines::text AS lines, created_at FROM orders WHERE true" + where
                         + " ORDER BY created_at DESC LIMIT :limit")
                 .bind("status", status == null ? null : status.name()).bind("limit", limit)
+                .bind("customers", customers == null ? new String[0] : customers.toArray(String[]::new))
                 .map((rs, ctx) -> view(rs, null)).list());
+    }
+
+    /** Orders of {@code customers} pending confirmation now (one client's share of the pending cap). */
+    public long pendingOf(Set<String> customers) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM orders WHERE status = 'PENDING_CONFIRMATION'"
+                        + " AND customer_id = ANY(:customers)")
+                .bind("customers", customers.toArray(String[]::new)).mapTo(Long.class).one());
     }
 
     private static List<HistoryEntry> history(Handle h, UUID orderId) {
