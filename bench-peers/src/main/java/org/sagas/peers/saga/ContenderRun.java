@@ -34,7 +34,7 @@ final class ContenderRun {
 
     /** What the run produced for one contender. */
     record Result(Contender contender, PhaseFigures cold, PhaseFigures warmed, Map<String, Integer> probe,
-            double startSeconds, List<String> problems) {}
+            double startSeconds, Map<String, Double> rowsByTable, List<String> problems) {}
 
     private final Contender contender;
     private final Servers servers;
@@ -74,14 +74,16 @@ final class ContenderRun {
         PhaseFigures warmed;
         Map<String, Integer> probe = Map.of();
         double startSeconds;
+        Map<String, Long> tablesBefore;
+        try (Connection db = Servers.connect(servers.engines, contender.database())) {
+            tablesBefore = TableWrites.read(db);
+        }
         try (Connection monitor = Servers.connect(servers.engines, "postgres");
                 BackendSampler sampler = new BackendSampler(monitor);
                 FinalStates states = new FinalStates(Servers.connect(servers.engines, contender.database()),
                         contender)) {
             long started = System.nanoTime();
-            try (ChildJvm engine = ChildJvm.start(contender.name(), contender.classPath(), contender.mainAndArgs(),
-                    contender.properties(), contender.env(), setting.logs().resolve(contender.name() + ".log"),
-                    contender.ready(), Duration.ofSeconds(180))) {
+            try (ChildJvm engine = startEngine()) {
                 startSeconds = (System.nanoTime() - started) / 1e9;
                 out.printf("  started in %.1f s (pid %d, log %s)%n", startSeconds, engine.pid(),
                         setting.logs().resolve(contender.name() + ".log"));
@@ -102,11 +104,36 @@ final class ContenderRun {
                 out.println("  stopping the engine...");
             }
         }
+        Thread.sleep(1000); // the engine's backends report their counters as they exit
+        Map<String, Double> rowsByTable;
+        try (Connection db = Servers.connect(servers.engines, contender.database())) {
+            int orders = cold.finalCount() + warmed.finalCount()
+                    + probe.values().stream().mapToInt(Integer::intValue).sum();
+            rowsByTable = TableWrites.perOrder(tablesBefore, TableWrites.read(db), orders);
+        }
+        out.println("  rows written per order, by table (both phases): " + rowsByTable);
         out.println("  checking the sandbox ledger...");
         problems.addAll(ledger.check(allStates, skuPrefix, SKUS, STOCK_PER_SKU));
         out.println("  " + (problems.isEmpty() ? "valid: every order final, no double charge, stock adds up"
                 : "INVALID: " + String.join("; ", problems)));
-        return new Result(contender, cold, warmed, probe, startSeconds, problems);
+        return new Result(contender, cold, warmed, probe, startSeconds, rowsByTable, problems);
+    }
+
+    /**
+     * The engine's JVM, started once more if it exited while starting (on a machine shared with
+     * other work a dependency can answer too late for its start-up checks); said so on the output.
+     */
+    private ChildJvm startEngine() throws Exception {
+        try {
+            return ChildJvm.start(contender.name(), contender.classPath(), contender.mainAndArgs(),
+                    contender.properties(), contender.env(), setting.logs().resolve(contender.name() + ".log"),
+                    contender.ready(), Duration.ofSeconds(180));
+        } catch (IllegalStateException e) {
+            out.println("  the engine did not start (" + e.getMessage() + "); starting it once more");
+            return ChildJvm.start(contender.name(), contender.classPath(), contender.mainAndArgs(),
+                    contender.properties(), contender.env(), setting.logs().resolve(contender.name() + "-2.log"),
+                    contender.ready(), Duration.ofSeconds(180));
+        }
     }
 
     /** Orders whose payment answer the peer's worker drops: each must end TIMED_OUT, released and refunded. */

@@ -23,6 +23,12 @@ record PhaseFigures(String phase, double offeredRate, int sent, int accepted, in
         double engine() {
             return engineJvm + engineBackends + broker;
         }
+
+        /** Orders/s this machine's cores would allow if they did nothing but the engine's work. */
+        double cpuBoundRate() {
+            double ms = engine();
+            return ms > 0 ? Runtime.getRuntime().availableProcessors() * 1000 / ms : 0;
+        }
     }
 
     /** PostgreSQL work per order on the contender's database (transactions, rows) and server (WAL). */
@@ -48,6 +54,7 @@ record PhaseFigures(String phase, double offeredRate, int sent, int accepted, in
         m.put("final_p50_ms", r1(finalP50Ms));
         m.put("final_p99_ms", r1(finalP99Ms));
         m.put("cpu_ms_per_order", r2(cpu.engine()));
+        m.put("cpu_bound_orders_per_second", r1(cpu.cpuBoundRate()));
         m.put("cpu_ms_per_order_engine_jvm", r2(cpu.engineJvm()));
         m.put("cpu_ms_per_order_engine_pg_backends", r2(cpu.engineBackends()));
         m.put("cpu_ms_per_order_broker", r2(cpu.broker()));

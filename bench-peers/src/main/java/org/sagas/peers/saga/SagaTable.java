@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The run's table (one row per contender and phase) and {@code saga-peers.json}:
@@ -40,15 +41,15 @@ final class SagaTable {
             }
         }
         out.println();
-        out.println("| contender | phase | sent / accepted / refused | final states | CPU ms/order beside the engine:"
-                + " PG background / sandboxes / client |");
-        out.println("|---|---|---|---|---|");
+        out.println("| contender | phase | sent / accepted / refused | final states | orders/s the cores allow at the"
+                + " engine's CPU cost | CPU ms/order beside the engine: PG background / sandboxes / client |");
+        out.println("|---|---|---|---|---|---|");
         for (ContenderRun.Result r : results) {
             for (PhaseFigures p : List.of(r.cold(), r.warmed())) {
                 PhaseFigures.Cpu c = p.cpu();
-                out.printf(Locale.ROOT, "| %s | %s | %d / %d / %d | %s | %.2f / %.2f / %.2f |%n", r.contender().name(),
-                        p.phase(), p.sent(), p.accepted(), p.refused(), p.finals(), c.pgBackground(), c.participants(),
-                        c.client());
+                out.printf(Locale.ROOT, "| %s | %s | %d / %d / %d | %s | %.0f | %.2f / %.2f / %.2f |%n",
+                        r.contender().name(), p.phase(), p.sent(), p.accepted(), p.refused(), new TreeMap<>(p.finals()),
+                        c.cpuBoundRate(), c.pgBackground(), c.participants(), c.client());
             }
         }
         for (ContenderRun.Result r : results) {
@@ -74,6 +75,7 @@ final class SagaTable {
             c.put("cold", r.cold().toJson());
             c.put("warmed", r.warmed().toJson());
             c.put("timeout_probe", r.probe());
+            c.put("rows_written_per_order_by_table", r.rowsByTable());
             contenders.add(c);
         }
         Map<String, Object> root = new LinkedHashMap<>();

@@ -47,6 +47,9 @@ final class Servers implements AutoCloseable {
             } finally {
                 System.setProperty("java.class.path", own);
             }
+            // A broker that just started can take seconds to answer its first metadata request; the
+            // product gives its admin client 2 s, so the broker answers one before the product starts.
+            broker.createTopics(java.util.List.of("peers-warm-up"), 1);
             return new Servers(scratch, engines, participants, broker);
         } catch (RuntimeException e) {
             if (participants != null) {
