@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  */
 final class ChildJvm implements AutoCloseable {
     static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx2g", "-XX:+UseG1GC", "-Duser.timezone=UTC");
+    /** Every JVM started and not yet stopped, for {@link #killAll()}. */
+    private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final String name;
     private final Process process;
@@ -39,7 +41,7 @@ final class ChildJvm implements AutoCloseable {
 
     static ChildJvm start(String name, String classPath, List<String> mainAndArgs, List<String> properties,
             Map<String, String> env, Path log, Pattern ready, Duration timeout) throws IOException {
-        Process process = builder(classPath, mainAndArgs, properties, env).start();
+        Process process = started(builder(classPath, mainAndArgs, properties, env).start());
         CompletableFuture<String> seen = new CompletableFuture<>();
         pump(name, process, log, ready, seen);
         try {
@@ -54,7 +56,7 @@ final class ChildJvm implements AutoCloseable {
     /** Runs a JVM to its end (a peer's {@code prepare}); fails unless it exits 0. */
     static void runToEnd(String name, String classPath, List<String> mainAndArgs, List<String> properties,
             Map<String, String> env, Path log, Duration timeout) throws IOException, InterruptedException {
-        Process process = builder(classPath, mainAndArgs, properties, env).start();
+        Process process = started(builder(classPath, mainAndArgs, properties, env).start());
         pump(name, process, log, null, new CompletableFuture<>());
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
@@ -77,6 +79,17 @@ final class ChildJvm implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
         return builder;
+    }
+
+    private static Process started(Process process) {
+        LIVE.add(process);
+        process.onExit().thenRun(() -> LIVE.remove(process));
+        return process;
+    }
+
+    /** Kills every JVM this class started that still runs (the benchmark was interrupted). */
+    static void killAll() {
+        LIVE.forEach(Process::destroyForcibly);
     }
 
     /** Copies the output to {@code log}; completes {@code seen} at the first line matching {@code ready}. */

@@ -234,7 +234,7 @@ final class ContenderRun {
                 int harnessQueries) {
             List<Double> submit = new ArrayList<>();
             int accepted = 0;
-            int refused = 0;
+            Map<String, Integer> refused = new TreeMap<>();
             int notSent = 0;
             long firstDue = Long.MAX_VALUE;
             Map<String, Long> dueById = new HashMap<>();
@@ -248,7 +248,7 @@ final class ContenderRun {
                 if (s.accepted()) {
                     accepted++;
                 } else {
-                    refused++;
+                    refused.merge(s.status() < 0 ? "none" : Integer.toString(s.status()), 1, Integer::sum);
                 }
                 if (s.orderId() != null) {
                     dueById.put(s.orderId(), s.dueEpochMillis());

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * until 1.5 s later (PostgreSQL 14 publishes a backend's counters at most every 500 ms), less the
  * benchmark's own queries on the contender's database.
  */
-record PhaseFigures(String phase, double offeredRate, int sent, int accepted, int refused, int notSent,
+record PhaseFigures(String phase, double offeredRate, int sent, int accepted, Map<String, Integer> refused, int notSent,
         Map<String, Integer> finals, int notFinal, double ordersPerSecond, double submitP50Ms, double submitP99Ms,
         double finalP50Ms, double finalP99Ms, Cpu cpu, Db db, double windowSeconds, double loadAverage) {
 
@@ -34,6 +34,11 @@ record PhaseFigures(String phase, double offeredRate, int sent, int accepted, in
     /** PostgreSQL work per order on the contender's database (transactions, rows) and server (WAL). */
     record Db(double transactions, double rowsWritten, double walKb) {}
 
+    /** Requests answered otherwise than 202, or not at all ({@code none}). */
+    int refusedCount() {
+        return refused.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     int finalCount() {
         return finals.values().stream().mapToInt(Integer::intValue).sum();
     }
@@ -44,7 +49,7 @@ record PhaseFigures(String phase, double offeredRate, int sent, int accepted, in
         m.put("offered_orders_per_second", offeredRate);
         m.put("orders_sent", sent);
         m.put("orders_accepted", accepted);
-        m.put("orders_refused", refused);
+        m.put("orders_refused_by_status", new TreeMap<>(refused));
         m.put("orders_not_sent", notSent);
         m.put("final_states", new TreeMap<>(finals));
         m.put("orders_not_final", notFinal);

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +28,8 @@ import org.sagas.embedded.FreePorts;
  * {@code peers.logs} (where the JVMs' output goes).
  */
 public final class SagaPeersBenchmark {
+    private static final Duration WARM_UP = Duration.ofSeconds(10);
+
     private SagaPeersBenchmark() {}
 
     public static void main(String[] args) throws Exception {
@@ -51,6 +52,7 @@ public final class SagaPeersBenchmark {
         SagaTable table = new SagaTable();
         Map<String, Object> run = new LinkedHashMap<>();
         try (Servers servers = Servers.start(appClassPath)) {
+            stopOnExit(servers);
             servers.participants.createDatabase("sandbox");
             int inventoryPort = FreePorts.find();
             int paymentPort = FreePorts.find();
@@ -68,6 +70,8 @@ public final class SagaPeersBenchmark {
                 String paymentUrl = "http://127.0.0.1:" + paymentPort;
                 Ledger ledger = new Ledger(URI.create(inventoryUrl), URI.create(paymentUrl));
                 ledger.setDeclineRate(declineRate);
+                WarmUp.run(ledger, new org.sagas.peers.saga.peer.SandboxClient(URI.create(inventoryUrl),
+                        URI.create(paymentUrl)), servers.broker.bootstrapServers(), WARM_UP, out);
                 Contender.Setting setting = new Contender.Setting(servers.engines, servers.broker.bootstrapServers(),
                         appClassPath, System.getProperty("java.class.path"), poolSize, inventoryUrl, paymentUrl, logs);
                 run.put("started_at", Instant.now().toString());
@@ -102,6 +106,14 @@ public final class SagaPeersBenchmark {
         table.write(resultFile, run);
         out.println("written to " + resultFile.toAbsolutePath());
         System.exit(0);
+    }
+
+    /** Interrupted (Ctrl-C), the run still stops what it started: the JVMs, then the servers. */
+    private static void stopOnExit(Servers servers) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ChildJvm.killAll();
+            servers.close();
+        }, "peers-stop"));
     }
 
     private static String property(String name, String fallback) {

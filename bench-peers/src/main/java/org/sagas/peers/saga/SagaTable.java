@@ -47,8 +47,9 @@ final class SagaTable {
         for (ContenderRun.Result r : results) {
             for (PhaseFigures p : List.of(r.cold(), r.warmed())) {
                 PhaseFigures.Cpu c = p.cpu();
-                out.printf(Locale.ROOT, "| %s | %s | %d / %d / %d | %s | %.0f | %.2f / %.2f / %.2f |%n",
-                        r.contender().name(), p.phase(), p.sent(), p.accepted(), p.refused(), new TreeMap<>(p.finals()),
+                out.printf(Locale.ROOT, "| %s | %s | %d / %d / %d%s | %s | %.0f | %.2f / %.2f / %.2f |%n",
+                        r.contender().name(), p.phase(), p.sent(), p.accepted(), p.refusedCount(),
+                        p.refused().isEmpty() ? "" : " " + p.refused(), new TreeMap<>(p.finals()),
                         c.cpuBoundRate(), c.pgBackground(), c.participants(), c.client());
             }
         }

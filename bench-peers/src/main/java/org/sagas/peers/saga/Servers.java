@@ -15,6 +15,7 @@ import org.sagas.embedded.ScratchDirectory;
  * product uses it). Stopped, and their scratch directory deleted, by {@link #close()}.
  */
 final class Servers implements AutoCloseable {
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     private final ScratchDirectory scratch;
     final EmbeddedPostgresServer engines;
     final EmbeddedPostgresServer participants;
@@ -49,7 +50,7 @@ final class Servers implements AutoCloseable {
             }
             // A broker that just started can take seconds to answer its first metadata request; the
             // product gives its admin client 2 s, so the broker answers one before the product starts.
-            broker.createTopics(java.util.List.of("peers-warm-up"), 1);
+            broker.createTopics(java.util.List.of(WarmUp.TOPIC), 1);
             return new Servers(scratch, engines, participants, broker);
         } catch (RuntimeException e) {
             if (participants != null) {
@@ -86,8 +87,12 @@ final class Servers implements AutoCloseable {
         }
     }
 
+    /** Stops everything; a second call (the shutdown hook after a normal end) does nothing. */
     @Override
     public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
         try {
             broker.stop();
         } finally {
