@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -27,7 +29,7 @@ import java.util.regex.Pattern;
 final class ChildJvm implements AutoCloseable {
     static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx2g", "-XX:+UseG1GC", "-Duser.timezone=UTC");
     /** Every JVM started and not yet stopped, for {@link #killAll()}. */
-    private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
     private final String name;
     private final Process process;

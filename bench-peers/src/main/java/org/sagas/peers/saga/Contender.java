@@ -1,7 +1,9 @@
 package org.sagas.peers.saga;
 
+import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +87,7 @@ record Contender(String name, String label, String database, String classPath, L
      */
     void prepare(Setting s) throws Exception {
         if (name.equals("sagas")) {
-            try (var pool = new com.zaxxer.hikari.HikariDataSource()) {
+            try (var pool = new HikariDataSource()) {
                 pool.setJdbcUrl(s.jdbcUrl(database, HARNESS));
                 pool.setUsername(EmbeddedPostgresServer.USER);
                 pool.setPassword(EmbeddedPostgresServer.PASSWORD);
@@ -94,7 +96,7 @@ record Contender(String name, String label, String database, String classPath, L
             }
             return;
         }
-        List<String> prepare = new java.util.ArrayList<>(mainAndArgs);
+        List<String> prepare = new ArrayList<>(mainAndArgs);
         prepare.add("prepare");
         ChildJvm.runToEnd(name + "-prepare", classPath, prepare, properties, env,
                 s.logs().resolve(name + "-prepare.log"), PREPARE_TIMEOUT);

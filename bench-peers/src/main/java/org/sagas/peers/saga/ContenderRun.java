@@ -1,5 +1,6 @@
 package org.sagas.peers.saga;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -144,7 +145,7 @@ final class ContenderRun {
         List<Submission> sent = client.run(new OpenLoopClient.Load(api, OrderRequest.LOST_REPLY_CUSTOMER, 10,
                 Duration.ofMillis(PROBE_ORDERS * 100L), skuPrefix, SKUS,
                 Map.of("X-Payment-Timeout-Ms", Long.toString(PROBE_TIMEOUT_MS))), new PrintStream(
-                        java.io.OutputStream.nullOutputStream()));
+                        OutputStream.nullOutputStream()));
         Set<String> ids = sent.stream().filter(s -> s.orderId() != null).map(Submission::orderId)
                 .collect(Collectors.toSet());
         Map<String, FinalStates.Final> finals = awaitFinal(states, ids, PROBE_WAIT);

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.FreePorts;
+import org.sagas.peers.saga.peer.SandboxClient;
 
 /**
  * The orders saga on the product and on its peers (DBOS Transact, Flowable), one after the other
@@ -70,7 +71,7 @@ public final class SagaPeersBenchmark {
                 String paymentUrl = "http://127.0.0.1:" + paymentPort;
                 Ledger ledger = new Ledger(URI.create(inventoryUrl), URI.create(paymentUrl));
                 ledger.setDeclineRate(declineRate);
-                WarmUp.run(ledger, new org.sagas.peers.saga.peer.SandboxClient(URI.create(inventoryUrl),
+                WarmUp.run(ledger, new SandboxClient(URI.create(inventoryUrl),
                         URI.create(paymentUrl)), servers.broker.bootstrapServers(), WARM_UP, out);
                 Contender.Setting setting = new Contender.Setting(servers.engines, servers.broker.bootstrapServers(),
                         appClassPath, System.getProperty("java.class.path"), poolSize, inventoryUrl, paymentUrl, logs);

@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.KafkaBroker;
 import org.sagas.embedded.ScratchDirectory;
@@ -15,7 +17,7 @@ import org.sagas.embedded.ScratchDirectory;
  * product uses it). Stopped, and their scratch directory deleted, by {@link #close()}.
  */
 final class Servers implements AutoCloseable {
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final ScratchDirectory scratch;
     final EmbeddedPostgresServer engines;
     final EmbeddedPostgresServer participants;
@@ -50,7 +52,7 @@ final class Servers implements AutoCloseable {
             }
             // A broker that just started can take seconds to answer its first metadata request; the
             // product gives its admin client 2 s, so the broker answers one before the product starts.
-            broker.createTopics(java.util.List.of(WarmUp.TOPIC), 1);
+            broker.createTopics(List.of(WarmUp.TOPIC), 1);
             return new Servers(scratch, engines, participants, broker);
         } catch (RuntimeException e) {
             if (participants != null) {

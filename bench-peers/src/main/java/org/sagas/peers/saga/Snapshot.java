@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -46,7 +47,7 @@ record Snapshot(long nanoTime, long engineJvm, Map<Long, BackendSampler.Backend>
     /** The postmaster, the children it has reaped, and those alive. */
     static long tree(long postmaster) {
         long total = Math.max(0, ProcStat.ownNanos(postmaster)) + Math.max(0, ProcStat.reapedChildrenNanos(postmaster));
-        for (ProcessHandle child : ProcessHandle.of(postmaster).map(p -> p.children().toList()).orElse(java.util.List.of())) {
+        for (ProcessHandle child : ProcessHandle.of(postmaster).map(p -> p.children().toList()).orElse(List.of())) {
             total += Math.max(0, ProcStat.ownNanos(child.pid()));
         }
         return total;

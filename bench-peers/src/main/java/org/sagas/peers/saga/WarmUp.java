@@ -1,7 +1,6 @@
 package org.sagas.peers.saga;
 
 import java.io.PrintStream;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
