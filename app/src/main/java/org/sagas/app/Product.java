@@ -129,6 +129,8 @@ final class Product implements AutoCloseable {
                     command -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
+                    refund -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.refund(
+                            refund.refundKey(), refund.chargeKey(), timeout)),
                     node.relayWakeUp(), foreground::yieldToClients, node.registry).start());
         }
         if (roles.contains("saga-worker")) {
