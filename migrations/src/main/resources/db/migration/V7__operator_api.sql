@@ -31,7 +31,7 @@ CREATE TABLE admin_batch (
     batch_id            uuid        PRIMARY KEY,
     action              text        NOT NULL CHECK (action IN ('retry', 'cancel')),
     filter              jsonb       NOT NULL,
-    reason              text        NOT NULL CHECK (length(reason) BETWEEN 1 AND 1000),
+    reason              text        CHECK (length(reason) BETWEEN 1 AND 1000),
     actor               text        NOT NULL CHECK (length(actor) BETWEEN 1 AND 100),
     max_rate            double precision NOT NULL CHECK (max_rate > 0 AND max_rate <= 1000),
     state               text        NOT NULL CHECK (state IN ('RUNNING', 'STOPPED', 'COMPLETED', 'FAILED')),

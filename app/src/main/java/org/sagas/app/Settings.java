@@ -55,6 +55,16 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
+        // The operator API (DESIGN.md section 9a); read by AdminSettings, the CLI by AdminCli.
+        v("SAGA_ADMIN_HOST", "127.0.0.1", "address the operator API binds to");
+        v("SAGA_ADMIN_PORT", "8090", "operator API port (--admin-port)");
+        v("SAGA_ADMIN_TOKENS_FILE", "", "file of admin tokens, lines 'name role token' (role viewer or operator)");
+        v("SAGA_ADMIN_TOKEN", "",
+                "one operator token; with neither set, ./sagas up writes one to <data dir>/admin-token");
+        v("SAGA_ADMIN_READ_ONLY", "false", "refuse every write of the operator API (403)");
+        v("SAGA_ADMIN_PARTICIPANT_TIMEOUT_MS", "1000",
+                "how long the operator API waits for each participant's view of an order before showing it stale");
+        v("SAGA_ADMIN_URL", "http://127.0.0.1:8090", "where ./sagas admin finds the operator API");
         // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
         for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
             v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
@@ -90,6 +100,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         flag(flags, raw, "--payment-port", "SAGA_PAYMENT_PORT");
         flag(flags, raw, "--data-dir", "SAGA_DATA_DIR");
         flag(flags, raw, "--host", "SAGA_HTTP_HOST");
+        flag(flags, raw, "--admin-port", "SAGA_ADMIN_PORT");
         String host = raw.get("SAGA_HTTP_HOST");
         // Port 0 means "any free port"; the sandbox ports are fixed now because clients need their URLs.
         int inventoryPort = port(raw, "SAGA_INVENTORY_PORT");

@@ -259,7 +259,7 @@ public final class SagaEngine {
     /**
      * Carries out an operator's command on saga {@code id}: decides from the saga as read, writes
      * the transition guarded by that version (with {@code alsoInTransaction}, e.g. the audit row,
-     * in the same transaction), then runs at once whatever became runnable — a retried step, the
+     * in the same transaction; it gets the saga as written), then runs at once whatever became runnable — a retried step, the
      * first compensation of a cancel. A saga moved by someone else between the read and the write
      * is a {@link OperatorOutcome.Conflict}, nothing written. Safe against runners and replies in
      * any process: the version check decides who wins.
@@ -269,7 +269,7 @@ public final class SagaEngine {
      * @param stepBudgetMillis how long the step run inline may take
      */
     public OperatorOutcome operate(UUID id, OperatorCommand command, String reason, String endReason,
-            long stepBudgetMillis, Consumer<Handle> alsoInTransaction) {
+            long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
         Optional<SagaInstance<?>> found = find(id);
         if (found.isEmpty()) {
             return new OperatorOutcome.NotFound(id);
@@ -278,7 +278,7 @@ public final class SagaEngine {
     }
 
     private <D> OperatorOutcome operateOn(SagaInstance<D> inst, OperatorCommand command, String reason,
-            String endReason, long stepBudgetMillis, Consumer<Handle> alsoInTransaction) {
+            String endReason, long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
         Optional<String> refusal = SagaDecisions.operatorRefusal(inst);
         if (refusal.isPresent()) {
             return new OperatorOutcome.Refused(inst, refusal.get());
@@ -291,7 +291,7 @@ public final class SagaEngine {
         try {
             jdbi.useTransaction(h -> {
                 write(h, def, t);
-                alsoInTransaction.accept(h);
+                alsoInTransaction.accept(h, t.after());
             });
         } catch (ConcurrentSagaUpdate e) {
             return new OperatorOutcome.Conflict(find(inst.id()).orElse(inst), e.getMessage());
