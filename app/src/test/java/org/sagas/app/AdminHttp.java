@@ -9,6 +9,12 @@ import java.util.UUID;
 
 /** The operator API as the tests call it: a token, a method, a path, maybe a JSON body. */
 final class AdminHttp {
+    /**
+     * The settings of the operator API's tests: parked orders move only when someone asks (a
+     * ten-minute park retry, and no breaker whose closing would resume them all).
+     */
+    static final java.util.Map<String, String> SETTINGS = java.util.Map.of("SAGA_PARK_RETRY_MS", "600000",
+            "SAGA_INVENTORY_LAYERS", "bulkhead,retries");
     private final TestProduct product;
     private final String token;
 

@@ -23,14 +23,12 @@ import org.sagas.testkit.RealInfrastructure;
  */
 @RealInfrastructure
 class AdminSagasIT extends GameDayLifecycle {
-    private static final Map<String, String> SETTINGS = Map.of("SAGA_PARK_RETRY_MS", "600000",
-            "SAGA_INVENTORY_LAYERS", "bulkhead,retries", "SAGA_PAYMENT_STEP_TIMEOUT_MS", "3000");
     private static final Duration SETTLE = Duration.ofSeconds(60);
     private AdminHttp admin;
 
     @Override
     Map<String, String> settings() {
-        return SETTINGS;
+        return AdminHttp.SETTINGS;
     }
 
     private AdminHttp admin() {
