@@ -119,18 +119,22 @@ final class AdminCli {
         return url;
     }
 
-    /** --token, else SAGA_ADMIN_TOKEN, else the file of --token-file or of the data directory. */
+    /** What the command line says first (--token, --token-file), else SAGA_ADMIN_TOKEN, else the data directory's file. */
     private static String token(CliArgs a, Function<String, String> env) {
         String token = a.one("--token");
-        if (token == null || token.isBlank()) {
-            token = env.apply("SAGA_ADMIN_TOKEN");
-        }
         if (token != null && !token.isBlank()) {
             return token.strip();
         }
         String file = a.one("--token-file");
-        if (file == null && env.apply("SAGA_DATA_DIR") != null && !env.apply("SAGA_DATA_DIR").isBlank()) {
-            file = Path.of(env.apply("SAGA_DATA_DIR"), AdminTokenFile.NAME).toString();
+        if (file == null) {
+            token = env.apply("SAGA_ADMIN_TOKEN");
+            if (token != null && !token.isBlank()) {
+                return token.strip();
+            }
+            String dataDir = env.apply("SAGA_DATA_DIR");
+            if (dataDir != null && !dataDir.isBlank()) {
+                file = Path.of(dataDir, AdminTokenFile.NAME).toString();
+            }
         }
         if (file == null) {
             throw new CliArgs.Wrong("no admin token: set SAGA_ADMIN_TOKEN (./sagas up prints where it wrote one),"
@@ -168,7 +172,7 @@ final class AdminCli {
         out.println("usage: ./sagas admin <verb> [options]");
         out.println();
         out.println("Drives the operator API (SAGA_ADMIN_URL, default http://127.0.0.1:8090) with an admin token");
-        out.println("(SAGA_ADMIN_TOKEN, or --token, or --token-file FILE, or <SAGA_DATA_DIR>/admin-token).");
+        out.println("(--token T or --token-file FILE, else SAGA_ADMIN_TOKEN, else <SAGA_DATA_DIR>/admin-token).");
         out.println();
         out.println("verbs:");
         for (Verb v : VERBS) {
