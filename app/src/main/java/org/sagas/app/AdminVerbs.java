@@ -89,8 +89,8 @@ final class AdminVerbs {
         }
         JsonNode o = v.path("order");
         out.println("order " + o.path("orderId").asText() + "  " + o.path("status").asText() + "  customer "
-                + o.path("customerId").asText() + "  " + o.path("totalCents").asText() + " " + o.path("currency").asText()
-                + " cents  created " + CliTables.time(o.path("createdAt").asText()));
+                + o.path("customerId").asText() + "  total " + o.path("totalCents").asText() + " cents "
+                + o.path("currency").asText() + "  created " + CliTables.time(o.path("createdAt").asText()));
         JsonNode s = v.path("saga");
         out.println("saga");
         CliTables.fields(out, s, "status", "step", "label", "version", "parkedOn", "parkReason", "parkCount",

@@ -3,6 +3,7 @@ package org.sagas.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
@@ -139,6 +140,45 @@ class AdminAccessIT {
         assertThat(admin.post("/admin/batches", "{\"action\":\"retry\",\"dryRun\":true,"
                 + "\"filter\":{\"status\":\"PENDING_CONFIRMATION\"}}").statusCode()).isEqualTo(200);
         assertThat(admin.getJson("/admin/whoami").path("readOnly").asBoolean()).isTrue();
+    }
+
+    @Test
+    void shouldSignIntoTheConsoleWithATokenKeptInAStrictHttpOnlyCookie() {
+        // Given the console's login page, which needs no token to show
+        HttpResponse<String> login = product.send(HttpRequest.newBuilder(product.admin("/console/")).GET().build());
+        assertThat(login.statusCode()).isEqualTo(200);
+        assertThat(login.body()).contains("<form method=\"post\" action=\"/console/login\"");
+
+        // When a person signs in, with a wrong token and then a viewer's
+        HttpResponse<String> wrong = form("/console/login", "token=nope");
+        HttpResponse<String> right = form("/console/login", "token=" + TestProduct.VIEWER_TOKEN);
+
+        // Then the wrong one is refused and the right one kept in an HttpOnly, SameSite=Strict cookie
+        assertThat(wrong.statusCode()).isEqualTo(401);
+        assertThat(right.statusCode()).isEqualTo(303);
+        String cookie = right.headers().firstValue("Set-Cookie").orElseThrow();
+        assertThat(cookie).contains("HttpOnly", "SameSite=Strict", "Path=/");
+        String value = cookie.substring(0, cookie.indexOf(';'));
+        // And the console's calls carry it (with the console's header: a cross-site form could not)
+        HttpResponse<String> withHeader = product.send(HttpRequest.newBuilder(product.admin("/admin/sagas"))
+                .header("Cookie", value).header("X-Sagas-Console", "1").GET().build());
+        HttpResponse<String> withoutHeader = product.send(HttpRequest.newBuilder(product.admin("/admin/sagas"))
+                .header("Cookie", value).GET().build());
+        HttpResponse<String> viewerWrite = product.send(HttpRequest.newBuilder(
+                product.admin("/admin/sagas/" + UUID.randomUUID() + "/retry")).header("Cookie", value)
+                .header("X-Sagas-Console", "1").POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertThat(withHeader.statusCode()).isEqualTo(200);
+        assertProblem(withoutHeader, 401);
+        assertProblem(viewerWrite, 403);
+        HttpResponse<String> page = product.send(HttpRequest.newBuilder(product.admin("/console/"))
+                .header("Cookie", value).GET().build());
+        assertThat(page.body()).contains("/admin/sagas", "X-Sagas-Console");
+    }
+
+    private static HttpResponse<String> form(String path, String body) {
+        return product.send(HttpRequest.newBuilder(product.admin(path))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
     static void assertProblem(HttpResponse<String> r, int status) {

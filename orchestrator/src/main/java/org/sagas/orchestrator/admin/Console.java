@@ -29,7 +29,6 @@ final class Console {
     }
 
     void register(RoutesConfig routes) {
-        routes.get("/console", ctx -> ctx.redirect("/console/"));
         routes.get("/console/", ctx -> {
             boolean in = tokens.authenticate(token(ctx)).isPresent();
             html(ctx, 200, in ? appPage : loginPage.replace("{{error}}", ""));
