@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class BatchRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BatchRunner.class);
     private static final int PAGE = 50;
-    private static final int WORKERS = 8;
+    /** Few: the actions share the process's small connection pool (ADR 0007) with the foreground. */
+    private static final int WORKERS = 4;
     private static final Duration RENEW_EVERY = Duration.ofSeconds(1);
 
     private final BatchStore batches;

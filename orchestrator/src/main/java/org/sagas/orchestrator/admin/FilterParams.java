@@ -7,7 +7,6 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -54,9 +53,7 @@ final class FilterParams {
             throw new InvalidRequest("filter", "must be an object with " + String.join(", ", NAMES));
         }
         Map<String, List<String>> params = new LinkedHashMap<>();
-        Iterator<Map.Entry<String, JsonNode>> fields = filter.fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
+        for (Map.Entry<String, JsonNode> f : filter.properties()) {
             if (!NAMES.contains(f.getKey())) {
                 throw new InvalidRequest("filter." + f.getKey(), "unknown filter; filters are " + String.join(", ",
                         NAMES));

@@ -44,7 +44,8 @@ final class ParticipantSnapshots implements AutoCloseable {
             return size() > REMEMBERED;
         }
     };
-    private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
+    /** Bounded; a call waiting for a thread counts against its timeout like one waiting for an answer. */
+    private final ExecutorService calls = Executors.newFixedThreadPool(8, r -> {
         Thread t = new Thread(r, "admin-participant-view");
         t.setDaemon(true);
         return t;
