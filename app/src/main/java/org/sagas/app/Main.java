@@ -17,7 +17,7 @@ public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
-            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key");
+            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port");
 
     private Main() {}
 
@@ -33,6 +33,10 @@ public final class Main {
         if (Runtime.version().feature() < 17) {
             err.println("sagas: error: Java 17 or newer is required (this is " + Runtime.version() + ")");
             return 2;
+        }
+        if (args.length > 0 && args[0].equals("admin")) {
+            // The CLI has options of its own (see ./sagas admin --help).
+            return AdminCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
         }
         List<String> positional = new ArrayList<>();
         Map<String, String> flags = new LinkedHashMap<>();
@@ -126,11 +130,14 @@ public final class Main {
         out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");
         out.println("                      [--seconds N] [--seed N] [--url http://host:port [--api-key K]]");
         out.println("                      (without --url it starts its own product)");
+        out.println("  admin <verb>        the operator CLI over the operator API: sagas, saga, retry, cancel,");
+        out.println("                      resolve-payment, batch, incidents, dead-letters, audit (admin --help)");
         out.println();
         out.println("options:");
         out.println("  --data-dir DIR      keep embedded data here between runs (default: a fresh temp dir)");
         out.println("  --port N            API port; --inventory-port N, --payment-port N for the sandbox");
         out.println("  --host ADDR         address to bind (default 127.0.0.1)");
+        out.println("  --admin-port N      operator API port (default 8090; SAGA_ADMIN_HOST for its address)");
         out.println();
         out.println("settings (environment):");
         Settings.describe().forEach(out::println);

@@ -30,7 +30,6 @@ import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.PriorityShedder;
-import org.sagas.relay.OutboxDeadLetters;
 import org.sagas.relay.OutboxRelay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +45,9 @@ final class Product implements AutoCloseable {
     private Node node;
     private Components components;
     private ApiServer api;
+    private AdminRole admin;
+    /** Where a generated admin token goes when none is configured; null for none. */
+    private java.nio.file.Path adminTokenDir;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
     /** Checked before anything starts: an open API refuses to face the network (issue 16). */
@@ -53,7 +55,7 @@ final class Product implements AutoCloseable {
 
     /** Everything in one process; the embedded infrastructure unless external servers are set. */
     static Product up(Settings settings, PrintStream out) {
-        checkPortsFree(settings, true);
+        checkPortsFree(settings, true, true);
         Product product = new Product();
         product.access = ApiProtection.from(settings).access(settings.host());
         try {
@@ -66,6 +68,7 @@ final class Product implements AutoCloseable {
                         + (s.embeddedKafka() ? "Kafka " : "") + "in " + stack.dataDir());
                 s = stack.start(s, s.embeddedDatabase(), s.embeddedKafka());
             }
+            product.adminTokenDir = product.adminTokenDir(s);
             product.startRoles(Main.ROLES, s);
             out.println("sagas is up");
             out.println("  orders API   http://" + s.host() + ":" + product.api.port() + "/orders");
@@ -75,6 +78,7 @@ final class Product implements AutoCloseable {
                     + "  (PUT /stock/{sku}, PUT /_faults)");
             out.println("  payments     http://" + s.host() + ":" + product.paymentSandbox.port()
                     + "  (GET /charges?orderId=, PUT /_faults)");
+            product.printAdmin(s, out);
             out.println("  PostgreSQL   " + s.dbUrl());
             out.println("  Kafka        " + s.kafkaBootstrap());
             out.println("Ctrl-C stops everything.");
@@ -92,10 +96,11 @@ final class Product implements AutoCloseable {
             throw new ConfigurationError("role " + role + " runs on external infrastructure: set SAGA_DB_URL"
                     + (role.equals("sandbox") ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
         }
-        checkPortsFree(settings, false);
+        checkPortsFree(settings, false, role.equals("api"));
         Product product = new Product();
         product.access = ApiProtection.from(settings).access(settings.host());
         try {
+            product.adminTokenDir = settings.dataDir();
             product.startRoles(List.of(role), settings);
             out.println("sagas " + role + " is up");
             return product;
@@ -147,6 +152,8 @@ final class Product implements AutoCloseable {
                     command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
+                    refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
+                            refund.refundKey(), refund.chargeKey(), timeout)),
                     node.relayWakeUp(), foreground::yieldToClients, node.registry).start()));
         }
         if (roles.contains("saga-worker")) {
@@ -181,11 +188,14 @@ final class Product implements AutoCloseable {
                             s.pendingCap(), store::pendingOf, protection.clientPendingCap(), node.clock)
                     : ApiServer.Admission.ALWAYS);
             api = ApiServer.start(s.host(), s.apiPort(), orders, store, node::readiness,
-                    node.registry, admission, node.clock, s.requestBudgetMillis(), config -> {
-                        new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource)).register(config);
-                        componentRoutes(config);
-                    }, protection.limits(), access, protection.quotas());
+                    node.registry, admission, node.clock, s.requestBudgetMillis(), this::componentRoutes,
+                    protection.limits(), access, protection.quotas());
             components.start(Component.of("api", api));
+            // The operator API: its own listener, never routes on the public port.
+            admin = AdminRole.start(node, s, AdminSettings.from(s), adminTokenDir);
+            if (admin != null) {
+                components.start(Component.of("admin-api", admin));
+            }
         } else {
             components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
                     s.apiPort(), this::componentRoutes, ApiProtection.from(s).limits())));
@@ -201,8 +211,42 @@ final class Product implements AutoCloseable {
                 .result(org.sagas.orchestrator.Json.write(components.health())));
     }
 
-    private static void checkPortsFree(Settings s, boolean all) {
+    /** Where ./sagas up keeps a generated admin token: the data directory, else a scratch one. */
+    private java.nio.file.Path adminTokenDir(Settings s) {
+        if (started.peek() instanceof EmbeddedStack stack) {
+            return stack.dataDir();
+        }
+        if (s.dataDir() != null) {
+            return s.dataDir();
+        }
+        org.sagas.embedded.ScratchDirectory scratch = org.sagas.embedded.ScratchDirectory.create("sagas-admin-");
+        started.push(scratch);
+        return scratch.path();
+    }
+
+    private void printAdmin(Settings s, PrintStream out) {
+        if (admin == null) {
+            out.println("  operator API off: set SAGA_ADMIN_TOKEN or SAGA_ADMIN_TOKENS_FILE");
+            return;
+        }
+        AdminSettings a = AdminSettings.from(s);
+        String base = "http://" + a.host() + ":" + admin.port();
+        out.println("  operator API " + base + "/admin  (./sagas admin --help)" + (a.readOnly() ? ", read-only" : ""));
+        out.println("  console      " + base + "/console/");
+        if (admin.tokenFile() != null) {
+            out.println("  admin token  " + admin.tokenFile() + "  (generated, mode 600; or set SAGA_ADMIN_TOKEN)");
+        }
+    }
+
+    int adminPort() {
+        return admin.port();
+    }
+
+    private static void checkPortsFree(Settings s, boolean all, boolean admin) {
         checkPort(s.apiPort(), "SAGA_HTTP_PORT / --port");
+        if (admin) {
+            checkPort(AdminSettings.from(s).port(), "SAGA_ADMIN_PORT / --admin-port");
+        }
         if (all) {
             checkPort(s.inventoryPort(), "SAGA_INVENTORY_PORT / --inventory-port");
             checkPort(s.paymentPort(), "SAGA_PAYMENT_PORT / --payment-port");

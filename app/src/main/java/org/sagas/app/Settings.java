@@ -72,7 +72,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
-        return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, ResilienceSettings.inventoryTable(),
+        return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, AdminSettings.TABLE,
+                ResilienceSettings.inventoryTable(),
                 ResilienceSettings.paymentTable());
     }
 
@@ -91,6 +92,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         flag(flags, withFlags, "--payment-port", "SAGA_PAYMENT_PORT");
         flag(flags, withFlags, "--data-dir", "SAGA_DATA_DIR");
         flag(flags, withFlags, "--host", "SAGA_HTTP_HOST");
+        flag(flags, withFlags, "--admin-port", "SAGA_ADMIN_PORT");
         Function<String, String> source = name -> withFlags.containsKey(name) ? withFlags.get(name) : env.apply(name);
         try {
             return from(source);

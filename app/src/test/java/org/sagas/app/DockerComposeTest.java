@@ -146,6 +146,22 @@ class DockerComposeTest {
         assertThat(Files.exists(ROOT.resolve("ops/grafana/dashboards/sagas.json"))).isTrue();
     }
 
+    @Test
+    void shouldPublishTheOperatorApiOnTheHostsLoopbackOnly() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        Map<String, Object> api = map(services.get("api"));
+
+        assertThat(((List<?>) api.get("ports")).stream().map(Object::toString).toList()).contains("127.0.0.1:8090:8090");
+        assertThat(map(api.get("environment"))).containsEntry("SAGA_ADMIN_PORT", "8090")
+                .containsKey("SAGA_DB_URL");
+        for (Object service : services.values()) {
+            List<?> ports = (List<?>) map(service).getOrDefault("ports", List.of());
+            assertThat(ports).allSatisfy(p -> assertThat(p.toString()).satisfiesAnyOf(
+                    port -> assertThat(port).doesNotContain("8090"),
+                    port -> assertThat(port).startsWith("127.0.0.1:")));
+        }
+    }
+
     private static Map<String, Object> compose() throws Exception {
         // SnakeYAML resolves anchors and merge keys (<<) as docker compose does.
         try (Reader reader = Files.newBufferedReader(ROOT.resolve("docker-compose.yml"))) {

@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +33,10 @@ class LauncherIT {
 
         // When ./sagas up starts
         long started = System.nanoTime();
+        int admin = FreePorts.find();
         Process process = launch(Map.of(), output, "up", "--port",
                 Integer.toString(api), "--inventory-port", Integer.toString(FreePorts.find()), "--payment-port",
-                Integer.toString(FreePorts.find()));
+                Integer.toString(FreePorts.find()), "--admin-port", Integer.toString(admin));
         Path dataDir;
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());
@@ -51,6 +53,16 @@ class LauncherIT {
             assertThat(processesUsing(dataDir)).as("postgres and broker processes").hasSizeGreaterThanOrEqualTo(2);
             assertThat(Files.readString(dataDir.resolve("kafka").resolve("kafka.log"))).isNotEmpty();
             assertThat(output).noneMatch(line -> line.contains("INFO") && line.contains("kafka.server"));
+            // And with no admin token configured, one was made in the data directory, for its owner only
+            Path tokenFile = dataDir.resolve("admin-token");
+            assertThat(output).anySatisfy(line -> assertThat(line).contains("admin token", tokenFile.toString()));
+            assertThat(output).anySatisfy(line -> assertThat(line).contains("console", ":" + admin + "/console/"));
+            assertThat(Files.getPosixFilePermissions(tokenFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            String token = Files.readString(tokenFile).strip();
+            assertThat(get(admin, "/admin/whoami", token).statusCode()).isEqualTo(200);
+            assertThat(get(admin, "/admin/whoami", "not-" + token).statusCode()).isEqualTo(401);
+            assertThat(get(api, "/admin/whoami", token).statusCode()).as("nothing of it on the public port")
+                    .isEqualTo(404);
             System.out.printf("warm start to ready: %.1f s%n", secondsToUp);
         } catch (AssertionError | RuntimeException e) {
             process.destroy(); // a failed check must not leave the product running
@@ -113,9 +125,17 @@ class LauncherIT {
     }
 
     private HttpResponse<String> get(int port, String path) {
+        return get(port, path, null);
+    }
+
+    private HttpResponse<String> get(int port, String path, String token) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).GET();
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -22,6 +22,7 @@ import org.sagas.adapters.messaging.PoisonMessage;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
+import org.sagas.orchestrator.ordering.OrderMessages.RefundPayment;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.ordering.PaymentProvider;
@@ -36,7 +37,12 @@ import org.slf4j.LoggerFactory;
  * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
  * A redelivered command has no second effect: the inbox skips it, and the provider answers a
  * repeated key from its ledger. A command that cannot be parsed, or that the provider refuses as
- * wrong (400, 422), goes to {@code payments.commands.dlt} with the reason. Thread-safe.
+ * wrong (400, 422), goes to {@code payments.commands.dlt} with the reason.
+ *
+ * <p>A {@code RefundPayment} (an operator cancelled an order whose charge was under way or
+ * captured) refunds under its own key once the batch's charges ended, so a charge the same order
+ * asked for earlier is always settled first; a provider with no charge under the key took nothing,
+ * and there is nothing to refund. Thread-safe.
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
@@ -46,6 +52,7 @@ public final class PaymentWorker implements AutoCloseable {
 
     private final Jdbi jdbi;
     private final Function<ChargePayment, PaymentProvider.Charge> charge;
+    private final Function<RefundPayment, PaymentProvider.Charge> refund;
     private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
     /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
@@ -53,16 +60,19 @@ public final class PaymentWorker implements AutoCloseable {
 
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
+     * @param refund refunds at the provider (through the resilience stack); throws when it failed
      * @param threads consumers in the group; at most the topic's partition count are busy
      * @param chargingThreads provider calls of a batch made side by side: the provider bulkhead's permits
      * @param beforeEachBatch see {@link ConsumerLoop}
      */
     public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
-            Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
+            Function<ChargePayment, PaymentProvider.Charge> charge,
+            Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
         this.jdbi = jdbi;
         this.charging = org.sagas.orchestrator.lifecycle.Threads.pool("payment-charge", chargingThreads);
         this.charge = charge;
+        this.refund = refund;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
@@ -82,9 +92,14 @@ public final class PaymentWorker implements AutoCloseable {
     List<ConsumerLoop.Rejected> handle(List<ConsumerRecord<String, byte[]>> records) {
         List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
         Map<UUID, Charging> calls = new LinkedHashMap<>();
+        List<Refunding> refunds = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
                 IncomingMessage message = ParsedMessage.parse(record);
+                if (OrderMessages.REFUND_PAYMENT.equals(message.type())) {
+                    refunds.add(new Refunding(record, readRefund(message.payload())));
+                    continue;
+                }
                 if (!OrderMessages.CHARGE_PAYMENT.equals(message.type())) {
                     throw new PoisonMessage("unexpected message type " + message.type() + " on "
                             + Topics.PAYMENTS_COMMANDS);
@@ -121,6 +136,7 @@ public final class PaymentWorker implements AutoCloseable {
         if (failed != null) {
             throw failed;
         }
+        refunds.forEach(r -> refund(r, rejected));
         if (replies.isEmpty()) {
             return rejected;
         }
@@ -140,6 +156,28 @@ public final class PaymentWorker implements AutoCloseable {
             first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
         }
         return rejected;
+    }
+
+    /** A refund command of the batch, run once the batch's charges ended. */
+    private record Refunding(ConsumerRecord<String, byte[]> record, RefundPayment command) {}
+
+    /** Refunds; a failure throws (the batch is retried, charges included: they answer from the ledger). */
+    private void refund(Refunding r, List<ConsumerLoop.Rejected> rejected) {
+        try {
+            PaymentProvider.Charge now = refund.apply(r.command());
+            log.info("order {} refund {} of charge {}: the charge is {}", r.command().orderId(),
+                    r.command().refundKey(), r.command().chargeKey(), now);
+        } catch (ParticipantError refused) {
+            if (refused.status() == 404) {
+                log.info("order {} refund {}: the provider has no charge {}, nothing was taken", r.command().orderId(),
+                        r.command().refundKey(), r.command().chargeKey());
+            } else if (refusedForGood(refused)) {
+                rejected.add(new ConsumerLoop.Rejected(r.record(), "the provider refused the refund: "
+                        + refused.getMessage()));
+            } else {
+                throw refused;
+            }
+        }
     }
 
     /** 400 or 422: the request itself is wrong, so sending it again can never charge. */
@@ -171,6 +209,21 @@ public final class PaymentWorker implements AutoCloseable {
             }
             String customer = body.hasNonNull("customerId") ? body.get("customerId").asText() : "";
             return new ChargePayment(orderId, customer, amount.asLong(), currency, key);
+        } catch (IllegalArgumentException e) {
+            throw new PoisonMessage("orderId is not a UUID");
+        }
+    }
+
+    private static RefundPayment readRefund(JsonNode body) {
+        try {
+            UUID orderId = UUID.fromString(text(body, "orderId"));
+            String chargeKey = text(body, "chargeKey");
+            String refundKey = text(body, "refundKey");
+            if (chargeKey.isBlank() || refundKey.isBlank() || chargeKey.length() > MAX_KEY_LENGTH
+                    || refundKey.length() > MAX_KEY_LENGTH) {
+                throw new PoisonMessage("invalid chargeKey or refundKey (1-" + MAX_KEY_LENGTH + " characters)");
+            }
+            return new RefundPayment(orderId, chargeKey, refundKey);
         } catch (IllegalArgumentException e) {
             throw new PoisonMessage("orderId is not a UUID");
         }

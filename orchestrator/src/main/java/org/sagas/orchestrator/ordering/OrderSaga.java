@@ -38,7 +38,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         this.steps = List.of(
                 new SagaStep.Sync<>(RESERVE_STOCK, inventory::reserve, inventory::release),
                 new SagaStep.Async<>(CHARGE_PAYMENT, OrderSaga::chargePayment, OrderSaga::onPaymentReply,
-                        paymentTimeout, null));
+                        paymentTimeout, OrderSaga::refundPayment));
     }
 
     @Override
@@ -121,6 +121,12 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     private static OutgoingMessage chargePayment(UUID sagaId, OrderData o) {
         return new OutgoingMessage(Topics.PAYMENTS_COMMANDS, o.orderId().toString(), OrderMessages.CHARGE_PAYMENT,
                 new ChargePayment(o.orderId(), o.customerId(), o.totalCents(), o.currency(), o.chargeKey()));
+    }
+
+    /** Only an operator's cancel undoes the charge step: a declined charge took nothing. */
+    private static OutgoingMessage refundPayment(UUID sagaId, OrderData o) {
+        return new OutgoingMessage(Topics.PAYMENTS_COMMANDS, o.orderId().toString(), OrderMessages.REFUND_PAYMENT,
+                new OrderMessages.RefundPayment(o.orderId(), o.chargeKey(), OrderKeys.refund(o.orderId())));
     }
 
     private static StepResult<OrderData> onPaymentReply(OrderData o, IncomingMessage reply) {

@@ -4,6 +4,7 @@ import org.sagas.orchestrator.messaging.OutgoingMessage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -33,8 +34,8 @@ public final class SagaDecisions {
             return enter(def, inst, inst.stepIndex() + 1, done.data(), now, timings, new ArrayList<>());
         }
         if (result instanceof StepResult.Refused<D> refused) {
-            return compensateFrom(def, inst, inst.stepIndex() - 1, inst.data(), refused.reason(), now, timings,
-                    new ArrayList<>());
+            return compensateFrom(def, inst, inst.stepIndex() - 1, inst.data(), refused.reason(), refused.reason(),
+                    now, timings, new ArrayList<>());
         }
         StepResult.Unavailable<D> unavailable = (StepResult.Unavailable<D>) result;
         return park(def, inst, SagaStatus.PARKED, unavailable, now, timings);
@@ -50,8 +51,8 @@ public final class SagaDecisions {
             return enter(def, inst, inst.stepIndex() + 1, done.data(), now, timings, new ArrayList<>());
         }
         if (result instanceof StepResult.Refused<D> refused) {
-            return compensateFrom(def, inst, inst.stepIndex() - 1, inst.data(), refused.reason(), now, timings,
-                    new ArrayList<>());
+            return compensateFrom(def, inst, inst.stepIndex() - 1, inst.data(), refused.reason(), refused.reason(),
+                    now, timings, new ArrayList<>());
         }
         throw new IllegalSagaTransition("a reply cannot be 'unavailable'");
     }
@@ -75,7 +76,52 @@ public final class SagaDecisions {
     public static <D> Transition<D> expire(SagaDefinition<D> def, SagaInstance<D> inst, Instant now,
             SagaTimings timings) {
         requireForward(inst);
-        return compensateFrom(def, inst, inst.stepIndex(), inst.data(), "expired", now, timings, new ArrayList<>());
+        return compensateFrom(def, inst, inst.stepIndex(), inst.data(), "expired", "expired", now, timings,
+                new ArrayList<>());
+    }
+
+    /**
+     * An operator's retry of a saga that has not ended. A synchronous step or compensation (due,
+     * parked, or held by a runner) is claimed under a fresh lease for the caller to run at once;
+     * an asynchronous step's command is sent again — participants see the same key, so it takes
+     * effect once — with a fresh deadline.
+     *
+     * @throws IllegalSagaTransition when the saga has ended (see {@link #operatorRefusal})
+     */
+    public static <D> Transition<D> retry(SagaDefinition<D> def, SagaInstance<D> inst, String reason, Instant now,
+            SagaTimings timings) {
+        requireOpen(inst);
+        if (inst.status() == SagaStatus.AWAITING_REPLY
+                && def.step(inst.stepIndex()) instanceof SagaStep.Async<D> async) {
+            SagaInstance<D> after = relabel(def, bump(inst.stepDeadline(now.plus(async.timeout()))));
+            return new Transition<>(inst, after, reason, List.of(async.command().apply(inst.id(), inst.data())));
+        }
+        return new Transition<>(inst, bump(inst.due(now.plus(timings.lease()))), reason, List.of());
+    }
+
+    /**
+     * An operator's cancel of a saga that has not ended: undoes what was done, last first, as
+     * {@link #expire} does — the current step included, since an attempt or a command already
+     * sent may have taken effect; its compensation is keyed, so undoing what never happened is a
+     * no-op. A saga already compensating is only made due now. {@code endReason} is what the end
+     * says (stable, for customers); {@code reason} goes to the history.
+     *
+     * @throws IllegalSagaTransition when the saga has ended (see {@link #operatorRefusal})
+     */
+    public static <D> Transition<D> cancel(SagaDefinition<D> def, SagaInstance<D> inst, String reason,
+            String endReason, Instant now, SagaTimings timings) {
+        requireOpen(inst);
+        if (inst.status() == SagaStatus.COMPENSATING) {
+            return retry(def, inst, reason, now, timings);
+        }
+        return compensateFrom(def, inst, inst.stepIndex(), inst.data(), reason, endReason, now, timings,
+                new ArrayList<>());
+    }
+
+    /** Why an operator may not retry or cancel {@code inst}, if so: it has ended. */
+    public static Optional<String> operatorRefusal(SagaInstance<?> inst) {
+        return inst.isTerminal() ? Optional.of("the saga has ended (" + inst.status() + ", " + inst.label() + ")")
+                : Optional.empty();
     }
 
     private static <D> Transition<D> afterCompensation(SagaDefinition<D> def, SagaInstance<D> inst,
@@ -85,7 +131,7 @@ public final class SagaDecisions {
         }
         D data = result instanceof StepResult.Done<D> done ? done.data() : inst.data();
         // A participant that refuses a compensation has nothing to undo (e.g. unknown reservation).
-        return compensateFrom(def, inst, inst.stepIndex() - 1, data, null, now, timings, new ArrayList<>());
+        return compensateFrom(def, inst, inst.stepIndex() - 1, data, null, null, now, timings, new ArrayList<>());
     }
 
     /** Moves forward into step {@code index}, or completes when there is none. */
@@ -115,7 +161,7 @@ public final class SagaDecisions {
      * once; the first synchronous one found becomes the current step. Ends the saga when none is left.
      */
     private static <D> Transition<D> compensateFrom(SagaDefinition<D> def, SagaInstance<D> inst, int index, D data,
-            String reason, Instant now, SagaTimings timings, List<OutgoingMessage> messages) {
+            String reason, String endReasonIfEnded, Instant now, SagaTimings timings, List<OutgoingMessage> messages) {
         String why = reason != null ? reason : inst.status() == SagaStatus.COMPENSATING ? "compensated " + inst.step()
                 : "compensating";
         for (int i = index; i >= 0; i--) {
@@ -132,7 +178,7 @@ public final class SagaDecisions {
         boolean undid = inst.status() == SagaStatus.COMPENSATING || !messages.isEmpty();
         SagaStatus end = undid ? SagaStatus.COMPENSATED : SagaStatus.FAILED;
         SagaInstance<D> after = relabel(def, inst.with(end, inst.stepIndex(), inst.step(), inst.label(), data));
-        String endReason = reason != null ? reason : "compensated";
+        String endReason = endReasonIfEnded != null ? endReasonIfEnded : "compensated";
         messages.addAll(def.onEnd(after, endReason));
         return new Transition<>(inst, after, why, messages);
     }
@@ -156,6 +202,12 @@ public final class SagaDecisions {
         return new SagaInstance<>(inst.id(), inst.type(), inst.status(), inst.stepIndex(), inst.step(), inst.label(),
                 inst.version() + 1, inst.data(), inst.parkedOn(), inst.parkReason(), inst.parkCount(),
                 inst.nextAttemptAt(), inst.stepDeadlineAt(), inst.expiresAt(), inst.createdAt());
+    }
+
+    private static <D> void requireOpen(SagaInstance<D> inst) {
+        if (inst.isTerminal()) {
+            throw new IllegalSagaTransition("operator action on " + inst.id() + " while " + inst.status());
+        }
     }
 
     private static <D> void requireForward(SagaInstance<D> inst) {

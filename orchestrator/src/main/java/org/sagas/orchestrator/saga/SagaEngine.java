@@ -256,6 +256,62 @@ public final class SagaEngine {
         return done.size();
     }
 
+    /**
+     * Carries out an operator's command on saga {@code id}: decides from the saga as read, writes
+     * the transition guarded by that version (with {@code alsoInTransaction}, e.g. the audit row,
+     * in the same transaction; it gets the saga as written), then runs at once whatever became runnable — a retried step, the
+     * first compensation of a cancel. A saga moved by someone else between the read and the write
+     * is a {@link OperatorOutcome.Conflict}, nothing written. Safe against runners and replies in
+     * any process: the version check decides who wins.
+     *
+     * @param reason the history row's reason
+     * @param endReason for {@link OperatorCommand#CANCEL}: what the end says to customers
+     * @param stepBudgetMillis how long the step run inline may take
+     */
+    public OperatorOutcome operate(UUID id, OperatorCommand command, String reason, String endReason,
+            long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
+        Optional<SagaInstance<?>> found = find(id);
+        if (found.isEmpty()) {
+            return new OperatorOutcome.NotFound(id);
+        }
+        return operateOn(found.get(), command, reason, endReason, stepBudgetMillis, alsoInTransaction);
+    }
+
+    private <D> OperatorOutcome operateOn(SagaInstance<D> inst, OperatorCommand command, String reason,
+            String endReason, long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
+        Optional<String> refusal = SagaDecisions.operatorRefusal(inst);
+        if (refusal.isPresent()) {
+            return new OperatorOutcome.Refused(inst, refusal.get());
+        }
+        @SuppressWarnings("unchecked")
+        SagaDefinition<D> def = (SagaDefinition<D>) definition(inst.type());
+        Instant now = clock.instant();
+        Transition<D> t = command == OperatorCommand.RETRY ? SagaDecisions.retry(def, inst, reason, now, timings)
+                : SagaDecisions.cancel(def, inst, reason, endReason, now, timings);
+        try {
+            jdbi.useTransaction(h -> {
+                write(h, def, t);
+                alsoInTransaction.accept(h, t.after());
+            });
+        } catch (ConcurrentSagaUpdate e) {
+            return new OperatorOutcome.Conflict(find(inst.id()).orElse(inst), e.getMessage());
+        }
+        committed(t);
+        SagaInstance<D> after = t.after();
+        if (isRunnable(after) && def.step(after.stepIndex()) instanceof SagaStep.Sync) {
+            try {
+                after = advance(def, after, clock.millis() + stepBudgetMillis);
+            } catch (ConcurrentSagaUpdate e) {
+                log.info("saga {} moved on elsewhere after an operator's {}: {}", inst.id(), command, e.getMessage());
+            } catch (RuntimeException e) {
+                // Written and claimed: when the lease runs out the due-time runner runs it.
+                log.warn("saga {} could not run right after an operator's {}; run after its lease: {}", inst.id(),
+                        command, e.toString());
+            }
+        }
+        return new OperatorOutcome.Applied(find(inst.id()).orElse(after));
+    }
+
     /** The instance as stored now, if any. */
     public Optional<SagaInstance<?>> find(UUID id) {
         return jdbi.withHandle(h -> SagaStore.find(h, id).map(row -> read(definition(row.type()), row)));
