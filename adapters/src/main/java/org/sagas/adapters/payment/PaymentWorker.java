@@ -15,7 +15,6 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jdbi.v3.core.Jdbi;
-import org.sagas.adapters.http.ParticipantError;
 import org.sagas.adapters.messaging.ConsumerLoop;
 import org.sagas.adapters.messaging.ParsedMessage;
 import org.sagas.adapters.messaging.PoisonMessage;
@@ -24,7 +23,9 @@ import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
+import org.sagas.orchestrator.ordering.OrderReason;
 import org.sagas.orchestrator.ordering.PaymentProvider;
+import org.sagas.orchestrator.resilience.ParticipantRefused;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.OutgoingMessage;
 import org.slf4j.Logger;
@@ -35,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * publishes the outcomes to {@code payments.events} through the outbox, recording the commands'
  * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
  * A redelivered command has no second effect: the inbox skips it, and the provider answers a
- * repeated key from its ledger. A command that cannot be parsed, or that the provider refuses as
- * wrong (400, 422), goes to {@code payments.commands.dlt} with the reason. Thread-safe.
+ * repeated key from its ledger. A charge the provider refuses for good (a {@link
+ * ParticipantRefused}: nothing charged) is answered as a decline with code {@code payment_refused},
+ * so the order is cancelled and its stock released. A command that cannot be parsed goes to
+ * {@code payments.commands.dlt} with the reason. Thread-safe.
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
@@ -83,7 +86,41 @@ public final class PaymentWorker implements AutoCloseable {
     private record Charging(ConsumerRecord<String, byte[]> record, ChargePayment command,
             CompletableFuture<PaymentProvider.Charge> outcome) {}
 
+    /**
+     * What the provider said to a batch: the replies to publish (by command message id), the
+     * records set aside, and the first failure (the provider failed: the batch is retried).
+     */
+    record Charged(Map<UUID, OutgoingMessage> replies, List<ConsumerLoop.Rejected> rejected,
+            RuntimeException failed) {}
+
     List<ConsumerLoop.Rejected> handle(List<ConsumerRecord<String, byte[]>> records) {
+        Charged charged = charge(records);
+        if (charged.failed() != null) {
+            throw charged.failed();
+        }
+        if (charged.replies().isEmpty()) {
+            return charged.rejected();
+        }
+        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
+            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, charged.replies().keySet());
+            List<OutgoingMessage> out = new ArrayList<>();
+            charged.replies().forEach((id, reply) -> {
+                if (fresh.contains(id)) {
+                    out.add(reply);
+                }
+            });
+            OutboxWriter.append(h, out);
+            return out;
+        });
+        if (!first.isEmpty()) {
+            afterOutboxWrite.run();
+            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
+        }
+        return charged.rejected();
+    }
+
+    /** Calls the provider for each command of the batch, side by side; writes nothing. */
+    Charged charge(List<ConsumerRecord<String, byte[]>> records) {
         List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
         Map<UUID, Charging> calls = new LinkedHashMap<>();
         for (ConsumerRecord<String, byte[]> record : records) {
@@ -97,7 +134,7 @@ public final class PaymentWorker implements AutoCloseable {
                 // The batch's charges run side by side (the provider's bulkhead bounds them), so a
                 // slow provider costs one call's latency per batch, not one per command. A
                 // redelivered command calls the provider again with the same key and gets the
-                // stored answer; the inbox below keeps its effect (the reply) to one.
+                // stored answer; the inbox keeps its effect (the reply) to one.
                 calls.put(message.messageId(), new Charging(record, command,
                         CompletableFuture.supplyAsync(() -> charge.apply(command), charging)));
             } catch (PoisonMessage poison) {
@@ -112,43 +149,24 @@ public final class PaymentWorker implements AutoCloseable {
                 replies.put(call.getKey(), reply(c.command(), c.outcome().join()));
             } catch (CompletionException e) {
                 RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                if (cause instanceof ParticipantError refused && refusedForGood(refused)) {
-                    // The provider charged nothing and never will for this request: set it aside,
-                    // visibly. The order shows PAYMENT_UNKNOWN after its step timeout, for an operator.
-                    rejected.add(new ConsumerLoop.Rejected(c.record(),
-                            "the provider refused the charge: " + refused.getMessage()));
+                if (cause instanceof ParticipantRefused refused) {
+                    // Refused for good: nothing was charged, and sending it again cannot charge. The
+                    // saga hears it as a refusal (code payment_refused) and cancels the order.
+                    log.warn("order {} charge refused by the provider: {}", c.command().orderId(),
+                            refused.getMessage());
+                    replies.put(call.getKey(), refusedReply(c.command(), refused));
                 } else if (failed == null) {
-                    failed = cause; // e.g. 401/403, the provider down: retried once the other calls ended
+                    failed = cause; // the provider failed or is unavailable: retried by the consumer
                 }
             }
         }
-        if (failed != null) {
-            throw failed;
-        }
-        if (replies.isEmpty()) {
-            return rejected;
-        }
-        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
-            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, replies.keySet());
-            List<OutgoingMessage> out = new ArrayList<>();
-            replies.forEach((id, reply) -> {
-                if (fresh.contains(id)) {
-                    out.add(reply);
-                }
-            });
-            OutboxWriter.append(h, out);
-            return out;
-        });
-        if (!first.isEmpty()) {
-            afterOutboxWrite.run();
-            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
-        }
-        return rejected;
+        return new Charged(replies, rejected, failed);
     }
 
-    /** 400 or 422: the request itself is wrong, so sending it again can never charge. */
-    private static boolean refusedForGood(ParticipantError refused) {
-        return refused.status() == 400 || refused.status() == 422;
+    private static OutgoingMessage refusedReply(ChargePayment command, ParticipantRefused refused) {
+        return new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
+                OrderMessages.PAYMENT_DECLINED, new OrderMessages.PaymentDeclined(command.orderId(),
+                        command.idempotencyKey(), refused.getMessage(), OrderReason.PAYMENT_REFUSED.code()));
     }
 
     private static OutgoingMessage reply(ChargePayment command, PaymentProvider.Charge outcome) {
@@ -158,7 +176,8 @@ public final class PaymentWorker implements AutoCloseable {
                         new OrderMessages.PaymentCaptured(command.orderId(), command.idempotencyKey()))
                 : new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
                         OrderMessages.PAYMENT_DECLINED, new OrderMessages.PaymentDeclined(command.orderId(),
-                                command.idempotencyKey(), outcome.name().toLowerCase(java.util.Locale.ROOT)));
+                                command.idempotencyKey(), outcome.name().toLowerCase(java.util.Locale.ROOT),
+                                OrderReason.PAYMENT_DECLINED.code()));
     }
 
     private static ChargePayment read(JsonNode body) {

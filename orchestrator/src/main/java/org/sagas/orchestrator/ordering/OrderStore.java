@@ -15,7 +15,7 @@ import org.sagas.orchestrator.persistence.IdempotencyStore;
 
 /** The {@code orders} table and the order's history (from the saga's). Thread-safe. */
 public final class OrderStore {
-    /** One transition as the customer sees it. */
+    /** One transition as the customer sees it: {@code reason} is a stable code (e.g. {@code out_of_stock}). */
     public record HistoryEntry(String status, Instant at, String reason) {}
 
     /** An order with its history, as {@code GET /orders/{id}} shows it. */
@@ -96,7 +96,9 @@ public final class OrderStore {
     }
 
     private static List<HistoryEntry> history(Handle h, UUID orderId) {
-        return h.createQuery("SELECT label, at, reason FROM saga_history WHERE saga_id = :id ORDER BY id")
+        // Customers see the stable code; the detail (a participant's text) is for operators only.
+        return h.createQuery("SELECT label, at, COALESCE(reason_code, reason) FROM saga_history WHERE saga_id = :id"
+                        + " ORDER BY id")
                 .bind("id", orderId)
                 .map((rs, ctx) -> new HistoryEntry(rs.getString(1), rs.getTimestamp(2).toInstant(), rs.getString(3)))
                 .list();

@@ -48,10 +48,12 @@ final class AttemptLoop {
      */
     <T> AttemptOutcome<T> run(Deadline deadline, AttemptFunction<T> function) throws Exception {
         TransientFailure lastFailure = null;
+        // An earlier attempt that may have acted leaves the whole call's outcome unknown.
+        boolean mayHaveTakenEffect = false;
         for (int attempt = 1; ; attempt++) {
             Duration timeout = deadline.cap(config.attemptTimeout());
             if (timeout.compareTo(config.minimumUsefulBudget()) < 0) {
-                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure);
+                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect);
             }
             if (attempt == 1) {
                 budget.recordCall();
@@ -60,10 +62,11 @@ final class AttemptLoop {
                 return new Answered<>(timedAttempt.run(timeout, function));
             } catch (TransientFailure failure) {
                 lastFailure = failure;
+                mayHaveTakenEffect |= failure.mayHaveTakenEffect();
             }
             Optional<Duration> pause = backoffBeforeRetry(attempt, deadline);
             if (pause.isEmpty() || !sleep(pause.get())) {
-                return failed(lastFailure);
+                return failed(lastFailure, mayHaveTakenEffect);
             }
             retries.increment();
         }
@@ -98,8 +101,8 @@ final class AttemptLoop {
         }
     }
 
-    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure) {
+    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure, boolean mayHaveTakenEffect) {
         Reason reason = lastFailure instanceof AttemptTimedOut ? Reason.TIMEOUT : Reason.RETRIES_EXHAUSTED;
-        return new Failed<>(reason, lastFailure);
+        return new Failed<>(reason, lastFailure, mayHaveTakenEffect);
     }
 }

@@ -15,8 +15,9 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * one breaker, one bulkhead and one retry budget.
  *
  * <p>The breaker sits outside the retries: a call and all its retries count once, as a failure
- * only if every attempt failed transiently. A non-transient exception means the dependency
- * answered, so it counts as a success and is passed through.
+ * only if every attempt failed transiently. A non-transient exception (a {@link
+ * ParticipantRefused} above all) means the dependency answered, so it counts as a success and is
+ * passed through.
  *
  * <p>Thread-safe. Metrics: {@code saga_circuit_state}, {@code saga_circuit_rejections_total},
  * {@code saga_bulkhead_in_use}, {@code saga_retries_total} and {@code
@@ -149,7 +150,8 @@ public final class ResilientDependency {
         }
         if (outcome instanceof Failed<T> failed) {
             admission.failed();
-            throw unavailable(failed.reason(), failed.lastFailure());
+            throw new DependencyUnavailable(config.dependency(), failed.reason(), failed.lastFailure(),
+                    failed.mayHaveTakenEffect());
         }
         // The bulkhead wait used up the time: nothing was sent, so nothing to record.
         throw unavailable(Reason.DEADLINE_TOO_SHORT, null);
