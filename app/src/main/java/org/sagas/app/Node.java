@@ -29,6 +29,7 @@ import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilientDependency;
+import org.sagas.orchestrator.saga.IncidentGauges;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaTimings;
 
@@ -47,6 +48,7 @@ final class Node implements AutoCloseable {
     final SagaEngine engine;
     final OrderSaga orderSaga;
     final OrderGauges gauges;
+    final IncidentGauges incidents;
     private volatile Runnable relayWakeUp = () -> {};
     private final Admin admin;
 
@@ -68,9 +70,11 @@ final class Node implements AutoCloseable {
                 settings.degradedMode()),
                 settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
-                settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
+                settings.pendingTtl(), settings.stepMaxRetries()), () -> relayWakeUp.run()).register(orderSaga);
         this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock).start(Duration.ofMillis(500));
         gauges.recordTerminals(engine, registry);
+        this.incidents = new IncidentGauges(jdbi, registry).start(Duration.ofSeconds(1));
+        engine.onIncident((id, cause) -> incidents.refresh());
         this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
@@ -124,7 +128,10 @@ final class Node implements AutoCloseable {
         return () -> relayWakeUp.run();
     }
 
-    /** Creates the product's topics that do not exist yet (4 partitions, replication 1 or as the broker defaults). */
+    /**
+     * Creates the product's topics that do not exist yet (4 partitions, replication as the broker
+     * defaults, records kept {@link Topics#RETENTION_MS}: less than the inbox keeps message ids).
+     */
     void ensureTopics() {
         if (admin == null) {
             return;
@@ -132,7 +139,9 @@ final class Node implements AutoCloseable {
         try {
             var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
-                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty())).toList();
+                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(Topics.isDeadLetter(t)
+                            ? Map.of() : Map.of("retention.ms", Long.toString(Topics.RETENTION_MS))))
+                    .toList();
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
             }
@@ -174,6 +183,7 @@ final class Node implements AutoCloseable {
     @Override
     public void close() {
         gauges.close();
+        incidents.close();
         if (admin != null) {
             admin.close(Duration.ofSeconds(2));
         }

@@ -23,6 +23,8 @@ import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
+import org.sagas.orchestrator.persistence.InboxRetention;
+import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.PriorityShedder;
 import org.sagas.relay.OutboxDeadLetters;
@@ -129,18 +131,24 @@ final class Product implements AutoCloseable {
                     command -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
-                    node.relayWakeUp(), foreground::yieldToClients, node.registry).start());
+                    node.relayWakeUp(), foreground::yieldToClients, node.registry, s.consumerRetryFor(),
+                    (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
+                            .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
+                                    + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
+                    .start());
         }
         if (roles.contains("saga-worker")) {
             started.push(new SagaReplyConsumer(node.engine, s.kafkaBootstrap(), SagaReplyConsumer.CONSUMER,
-                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), foreground::yieldToClients, node.registry).start());
+                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), foreground::yieldToClients, node.registry,
+                    s.consumerRetryFor()).start());
             started.push(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
                     .start(Duration.ofMillis(250)));
             started.push(housekeeping(node));
+            started.push(new InboxRetention(node.jdbi, s.inboxRetention(), node.clock).start(Duration.ofMinutes(1)));
         }
         if (roles.contains("reconciler")) {
-            started.push(new PaymentReconciler(new OrderStore(node.jdbi), node.engine, node.paymentClient(), Duration.ofSeconds(5))
-                    .start());
+            started.push(new PaymentReconciler(new OrderStore(node.jdbi), node.engine, node.paymentClient(),
+                    s.reconcilePeriod(), s.paymentResendAfter(), s.paymentMaxResends()).start());
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,

@@ -55,6 +55,16 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
+        v("SAGA_STEP_MAX_RETRIES", "3",
+                "a step that throws is tried again this many times (back-off from SAGA_PARK_RETRY_MS), then an incident");
+        v("SAGA_CONSUMER_RETRY_MS", "60000",
+                "a consumed record whose handling keeps failing is retried this long, then dead-lettered (and an incident)");
+        v("SAGA_RECONCILE_PERIOD_MS", "5000", "how often the reconciler asks the provider about PAYMENT_UNKNOWN orders");
+        v("SAGA_PAYMENT_RESEND_AFTER_MS", "30000",
+                "a PAYMENT_UNKNOWN order the provider never saw gets its charge sent again (same key) after this quiet time");
+        v("SAGA_PAYMENT_MAX_RESENDS", "3", "charges sent again per order before it is the PAYMENT_UNRESOLVED incident");
+        v("SAGA_INBOX_RETENTION_MS", "604800000",
+                "consumed message ids are kept this long (7 days), longer than the topics' retention (3 days)");
         // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
         for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
             v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
@@ -120,7 +130,48 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 Duration.ofMillis(integer(raw, "SAGA_PARK_RETRY_MS", 10, Integer.MAX_VALUE)),
                 integer(raw, "SAGA_FOREGROUND_BUSY_AT", 1, 100_000),
                 Duration.ofMillis(integer(raw, "SAGA_FOREGROUND_MAX_WAIT_MS", 0, 60_000)),
-                integer(raw, "SAGA_FOREGROUND_CPU_PERCENT", 0, 100) / 100.0, raw);
+                integer(raw, "SAGA_FOREGROUND_CPU_PERCENT", 0, 100) / 100.0, raw).validated();
+    }
+
+    /** Retries of a step that threw, before the STEP_FAILED incident. Read by the api and saga-worker. */
+    public int stepMaxRetries() {
+        return integer(raw, "SAGA_STEP_MAX_RETRIES", 0, 100);
+    }
+
+    /** How long a consumed record whose handling fails is retried before it is dead-lettered. */
+    public Duration consumerRetryFor() {
+        return Duration.ofMillis(integer(raw, "SAGA_CONSUMER_RETRY_MS", 100, Integer.MAX_VALUE));
+    }
+
+    /** The reconciler's period. */
+    public Duration reconcilePeriod() {
+        return Duration.ofMillis(integer(raw, "SAGA_RECONCILE_PERIOD_MS", 50, 3_600_000));
+    }
+
+    /** Quiet time after which a charge the provider never saw is sent again. */
+    public Duration paymentResendAfter() {
+        return Duration.ofMillis(integer(raw, "SAGA_PAYMENT_RESEND_AFTER_MS", 100, Integer.MAX_VALUE));
+    }
+
+    /** Charges sent again per order before the PAYMENT_UNRESOLVED incident. */
+    public int paymentMaxResends() {
+        return integer(raw, "SAGA_PAYMENT_MAX_RESENDS", 0, 100);
+    }
+
+    /** How long consumed message ids are kept in the inbox. */
+    public Duration inboxRetention() {
+        return Duration.ofMillis(longValue(raw, "SAGA_INBOX_RETENTION_MS", 60_000L, 3_650L * 86_400_000L));
+    }
+
+    /** Reads every setting that is parsed on use, so that a bad value stops the start, not a role later. */
+    Settings validated() {
+        stepMaxRetries();
+        consumerRetryFor();
+        reconcilePeriod();
+        paymentResendAfter();
+        paymentMaxResends();
+        inboxRetention();
+        return this;
     }
 
     public boolean embeddedDatabase() {
@@ -176,6 +227,20 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             set.add(layer);
         }
         return java.util.Set.copyOf(set);
+    }
+
+    private static long longValue(Map<String, String> raw, String name, long min, long max) {
+        String value = raw.get(name);
+        try {
+            long v = Long.parseLong(value);
+            if (v < min || v > max) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new ConfigurationError(name + " must be an integer from " + min + " to " + max + " (got '"
+                    + value + "')");
+        }
     }
 
     private static int port(Map<String, String> raw, String name) {

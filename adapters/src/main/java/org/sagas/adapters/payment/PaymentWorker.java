@@ -23,6 +23,7 @@ import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
+import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderReason;
 import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.resilience.ParticipantRefused;
@@ -43,8 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
-    /** The longest idempotency key a provider takes (as the API's {@code Idempotency-Key}). */
-    static final int MAX_KEY_LENGTH = 255;
     private static final int CHARGING_THREADS = 16;
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
@@ -68,12 +67,25 @@ public final class PaymentWorker implements AutoCloseable {
     public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
             Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
+        this(jdbi, bootstrapServers, group, threads, charge, afterOutboxWrite, beforeEachBatch, registry,
+                ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
+    }
+
+    /**
+     * @param retryFor how long a command whose charge keeps failing is retried before it is dead-lettered
+     * @param onDeadLetter told about each command before it is dead-lettered (the product makes it
+     *     the COMMAND_DEAD_LETTERED incident of its order)
+     */
+    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
+            Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
+            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
+            java.time.Duration retryFor, ConsumerLoop.DeadLetterListener onDeadLetter) {
         this.jdbi = jdbi;
         this.charge = charge;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
-                        beforeEachBatch, registry))
+                        beforeEachBatch, registry, retryFor, onDeadLetter))
                 .toList();
     }
 
@@ -189,9 +201,13 @@ public final class PaymentWorker implements AutoCloseable {
             if (amount == null || !amount.isIntegralNumber() || amount.asLong() < 0) {
                 throw new PoisonMessage("amountCents must be a non-negative integer");
             }
-            if (!currency.matches("[A-Z]{3}") || key.isBlank() || key.length() > MAX_KEY_LENGTH) {
-                throw new PoisonMessage("invalid currency or idempotencyKey (1-" + MAX_KEY_LENGTH + " characters)");
+            if (!currency.matches("[A-Z]{3}")) {
+                throw new PoisonMessage("currency must be three capital letters");
             }
+            // The provider takes what the orchestrator's limits allow, no more (Limits).
+            Limits.textProblem(key, Limits.MAX_KEY).ifPresent(problem -> {
+                throw new PoisonMessage("idempotencyKey " + problem);
+            });
             String customer = body.hasNonNull("customerId") ? body.get("customerId").asText() : "";
             return new ChargePayment(orderId, customer, amount.asLong(), currency, key);
         } catch (IllegalArgumentException e) {

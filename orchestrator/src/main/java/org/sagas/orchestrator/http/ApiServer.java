@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
     static final int MAX_BODY_BYTES = 64 * 1024;
-    static final int MAX_KEY_LENGTH = 255;
+    static final int MAX_KEY_LENGTH = org.sagas.orchestrator.ordering.Limits.MAX_KEY;
 
     /** Decides, before any work, whether a request may proceed (load shedding, admission caps). */
     public interface Admission {
@@ -121,9 +121,9 @@ public final class ApiServer implements AutoCloseable {
             if (key == null || key.isBlank()) {
                 throw new InvalidRequest("Idempotency-Key", "header is required");
             }
-            if (key.length() > MAX_KEY_LENGTH) {
-                throw new InvalidRequest("Idempotency-Key", "must be at most " + MAX_KEY_LENGTH + " characters");
-            }
+            org.sagas.orchestrator.ordering.Limits.textProblem(key, MAX_KEY_LENGTH).ifPresent(problem -> {
+                throw new InvalidRequest("Idempotency-Key", problem);
+            });
             try (Admission.Ticket ticket = admission.admit(ctx, deadline)) {
                 if (ticket == null) {
                     return; // refused; admission wrote the answer

@@ -74,6 +74,39 @@ public final class OrderStore {
                 .mapTo(UUID.class).list());
     }
 
+    /**
+     * An order whose payment is unknown, as the reconciler sees it.
+     *
+     * @param quietMillis how long since its last transition (its charge was sent, or resent)
+     * @param resends how many times its charge was sent again
+     * @param incident its saga's incident cause, or null
+     * @param chargeQueued its charge command still waits in the outbox (not published yet)
+     */
+    public record UnknownPayment(UUID orderId, long quietMillis, int resends, String incident, boolean chargeQueued) {}
+
+    /**
+     * Up to {@code limit} orders in {@code PAYMENT_UNKNOWN} with ids after {@code after} (null:
+     * from the first), by id — a cursor that goes round all of them, whichever cannot be settled
+     * — leaving out those already given up on ({@code PAYMENT_UNRESOLVED}).
+     */
+    public List<UnknownPayment> unknownPayments(UUID after, int limit) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT o.order_id,"
+                        + " (extract(epoch FROM now() - o.updated_at) * 1000)::bigint AS quiet_ms, s.step_retries,"
+                        + " s.incident_cause, EXISTS (SELECT 1 FROM outbox x"
+                        + "   WHERE x.shard = (abs(hashtext(o.order_id::text)) % 64)::smallint"
+                        + "   AND x.aggregate_id = o.order_id::text AND x.message_type = :charge) AS queued"
+                        + " FROM orders o JOIN saga_instance s ON s.saga_id = o.order_id"
+                        + " WHERE o.status = 'PAYMENT_UNKNOWN'"
+                        + " AND (CAST(:after AS uuid) IS NULL OR o.order_id > CAST(:after AS uuid))"
+                        + " AND s.incident_cause IS DISTINCT FROM 'PAYMENT_UNRESOLVED'"
+                        + " ORDER BY o.order_id LIMIT :limit")
+                .bind("after", after == null ? null : after.toString())
+                .bind("limit", limit).bind("charge", OrderMessages.CHARGE_PAYMENT)
+                .map((rs, ctx) -> new UnknownPayment(rs.getObject(1, UUID.class), rs.getLong(2), rs.getInt(3),
+                        rs.getString(4), rs.getBoolean(5)))
+                .list());
+    }
+
     public Optional<OrderStatus> status(UUID orderId) {
         return jdbi.withHandle(h -> h.createQuery("SELECT status FROM orders WHERE order_id = :id")
                 .bind("id", orderId).mapTo(String.class).findOne().map(OrderStatus::valueOf));
