@@ -71,6 +71,8 @@ public final class ConsumerLoop implements AutoCloseable {
     private final Counter retried;
     private final Counter deadLettered;
     private final RetryQueue waiting = new RetryQueue();
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+            new java.util.concurrent.atomic.AtomicInteger();
     /** Per partition: the offset after the last record finished (handled, dead-lettered or set aside). */
     private final Map<TopicPartition, Long> next = new HashMap<>();
     private final Map<TopicPartition, Long> committed = new HashMap<>();
@@ -125,7 +127,9 @@ public final class ConsumerLoop implements AutoCloseable {
                 .description("Records whose handling failed and will be retried").register(registry);
         this.deadLettered = Counter.builder("saga.dead.lettered").tag("topic", topic)
                 .description("Records moved to the dead-letter topic").register(registry);
+        // One series per loop (several consume a topic in one process); sum them by topic.
         Gauge.builder("saga.consumer.waiting", waiting, RetryQueue::size).tag("topic", topic)
+                .tag("consumer", Integer.toString(INSTANCES.incrementAndGet()))
                 .description("Records set aside after a failure, waiting to be tried again").register(registry);
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
