@@ -9,6 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.resilience.ParticipantRefused;
 import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.SagaEngine;
@@ -120,6 +121,11 @@ public final class PaymentReconciler implements AutoCloseable {
         Optional<PaymentProvider.Charge> charge;
         try {
             charge = provider.lookup(key, Duration.ofSeconds(2));
+        } catch (ParticipantRefused e) {
+            // Asking again cannot help: without the provider's answer only an operator can settle it.
+            engine.raiseIncident(orderId, IncidentCause.PAYMENT_UNRESOLVED, "the provider refused the look-up of "
+                    + key + ": " + e.getMessage());
+            return Outcome.GIVEN_UP;
         } catch (RuntimeException e) {
             log.info("order {} payment still unknown: provider look-up failed ({})", orderId, e.getMessage());
             return Outcome.WAITING;

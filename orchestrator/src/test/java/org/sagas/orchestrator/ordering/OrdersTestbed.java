@@ -70,6 +70,8 @@ final class OrdersTestbed {
     static final class ScriptedProvider implements PaymentProvider {
         final Map<String, Charge> ledger = new ConcurrentHashMap<>();
         final Queue<String> lookups = new ConcurrentLinkedQueue<>();
+        /** Thrown by look-ups when set. */
+        volatile RuntimeException lookupFails;
 
         @Override
         public Charge charge(String idempotencyKey, UUID orderId, long amountCents, String currency,
@@ -80,6 +82,9 @@ final class OrdersTestbed {
         @Override
         public Optional<Charge> lookup(String idempotencyKey, Duration timeout) {
             lookups.add(idempotencyKey);
+            if (lookupFails != null) {
+                throw lookupFails;
+            }
             return Optional.ofNullable(ledger.get(idempotencyKey));
         }
 

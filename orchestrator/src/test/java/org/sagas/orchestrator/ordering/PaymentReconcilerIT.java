@@ -113,6 +113,24 @@ class PaymentReconcilerIT {
         assertThat(bed.outboxTypes(id)).containsExactly(OrderMessages.CHARGE_PAYMENT);
     }
 
+    @Test
+    void shouldRaiseAnIncidentWhenTheProviderRefusesTheLookUpAndWaitWhenItFails() {
+        UUID id = unknownPayments(1).get(0);
+        PaymentReconciler reconciler = reconciler(Duration.ZERO, 3);
+
+        // A provider that fails: asked again next pass, nothing resent on a guess
+        bed.provider.lookupFails = new org.sagas.orchestrator.resilience.TransientFailure("503");
+        PaymentReconciler.Pass failing = reconciler.pass();
+        // A provider that refuses the look-up for good: only an operator can settle it
+        bed.provider.lookupFails = new org.sagas.orchestrator.resilience.ParticipantRefused("payment", "401");
+        PaymentReconciler.Pass refused = reconciler.pass();
+
+        assertThat(failing.resent()).isZero();
+        assertThat(failing.givenUp()).isZero();
+        assertThat(refused.givenUp()).isEqualTo(1);
+        assertThat(bed.incident(id)).isEqualTo("PAYMENT_UNRESOLVED");
+    }
+
     private final List<String> sentCharges = new ArrayList<>();
 
     /** As if the relay published the order's queued charge commands and they were then lost. */

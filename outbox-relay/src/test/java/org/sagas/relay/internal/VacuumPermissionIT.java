@@ -34,5 +34,17 @@ class VacuumPermissionIT {
         try (Connection c = DriverManager.getConnection(infra.jdbcUrl(), role, "relay")) {
             assertThat(VacuumPermission.granted(c)).isFalse();
         }
+
+        // And once that user owns it, the same question says yes: the answer comes from the catalog
+        try (Connection c = owner.getConnection(); Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE outbox OWNER TO " + role);
+        }
+        try (Connection c = DriverManager.getConnection(infra.jdbcUrl(), role, "relay")) {
+            assertThat(VacuumPermission.granted(c)).isTrue();
+        } finally {
+            try (Connection c = owner.getConnection(); Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE outbox OWNER TO " + infra.user());
+            }
+        }
     }
 }
