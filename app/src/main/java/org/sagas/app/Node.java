@@ -23,6 +23,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.sagas.adapters.http.HttpInventoryClient;
 import org.sagas.adapters.http.HttpPaymentClient;
 import org.sagas.migrations.Migrations;
+import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.ordering.OrderGauges;
 import org.sagas.orchestrator.ordering.ResilientInventoryActions;
 import org.sagas.orchestrator.ordering.OrderSaga;
@@ -32,6 +33,7 @@ import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilienceSettings;
 import org.sagas.orchestrator.resilience.ResilientDependency;
+import org.sagas.orchestrator.saga.IncidentGauges;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaTimings;
 
@@ -52,6 +54,7 @@ final class Node implements AutoCloseable {
     final SagaEngine engine;
     final OrderSaga orderSaga;
     final OrderGauges gauges;
+    final IncidentGauges incidents;
     private volatile Runnable relayWakeUp = () -> {};
     private final Admin admin;
     private final ReadinessProbe readiness;
@@ -71,9 +74,12 @@ final class Node implements AutoCloseable {
                 settings.degradedMode()),
                 settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
-                settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
+                settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
+                () -> relayWakeUp.run()).register(orderSaga);
         this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);
         gauges.recordTerminals(engine, registry);
+        this.incidents = new IncidentGauges(jdbi, registry).start(Duration.ofSeconds(1));
+        engine.onIncident((id, cause) -> incidents.refresh());
         this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
@@ -146,7 +152,10 @@ final class Node implements AutoCloseable {
         return () -> relayWakeUp.run();
     }
 
-    /** Creates the product's topics that do not exist yet (4 partitions, replication 1 or as the broker defaults). */
+    /**
+     * Creates the product's topics that do not exist yet (4 partitions, replication as the broker
+     * defaults, records kept {@link Topics#RETENTION_MS}: less than the inbox keeps message ids).
+     */
     void ensureTopics() {
         if (admin == null) {
             return;
@@ -154,7 +163,9 @@ final class Node implements AutoCloseable {
         try {
             var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
-                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty())).toList();
+                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(Topics.isDeadLetter(t)
+                            ? Map.of() : Map.of("retention.ms", Long.toString(Topics.RETENTION_MS))))
+                    .toList();
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
             }
@@ -206,6 +217,7 @@ final class Node implements AutoCloseable {
     @Override
     public void close() {
         readiness.close();
+        incidents.close();
         if (admin != null) {
             admin.close(Duration.ofSeconds(2));
         }

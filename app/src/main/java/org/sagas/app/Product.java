@@ -28,6 +28,8 @@ import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
+import org.sagas.orchestrator.persistence.InboxRetention;
+import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.PriorityShedder;
 import org.sagas.relay.OutboxRelay;
@@ -154,12 +156,17 @@ final class Product implements AutoCloseable {
                             timeout)),
                     refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
                             refund.refundKey(), refund.chargeKey(), timeout)),
-                    node.relayWakeUp(), foreground::yieldToClients, node.registry).start()));
+                    node.relayWakeUp(), foreground::yieldToClients, node.registry,
+                    o.get(OrchestratorSettings.CONSUMER_RETRY),
+                    (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
+                            .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
+                                    + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
+                    .start()));
         }
         if (roles.contains("saga-worker")) {
             components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafkaBootstrap(),
                     SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
-                    foreground::yieldToClients, node.registry).start()));
+                    foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY)).start()));
             components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
                     o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK)));
             Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
@@ -170,12 +177,14 @@ final class Product implements AutoCloseable {
             IdempotencyStore keys = new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION));
             components.start(new PeriodicJob("idempotency-retention", period, Duration.ofMinutes(10),
                     () -> keys.deleteExpired(node.clock.instant()), jobs));
+            components.start(Component.of("inbox-retention", new InboxRetention(node.jdbi,
+                    o.get(OrchestratorSettings.INBOX_RETENTION), node.clock).start(Duration.ofMinutes(1))));
         }
         if (roles.contains("reconciler")) {
-            PaymentReconciler reconciler = new PaymentReconciler(new OrderStore(node.jdbi), node.engine,
-                    node.paymentClient());
-            Duration period = o.get(OrchestratorSettings.RECONCILE_PERIOD);
-            components.start(new PeriodicJob("payment-reconciler", period, period, reconciler::pass, jobs));
+            components.start(Component.of("payment-reconciler", new PaymentReconciler(new OrderStore(node.jdbi),
+                    node.engine, node.paymentClient(), o.get(OrchestratorSettings.RECONCILE_PERIOD),
+                    o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER), o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS))
+                    .start()));
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,

@@ -60,7 +60,7 @@ public final class OrchestratorSettings {
             "how often due and parked sagas are looked for (besides the breaker closing)");
     public static final Setting<Duration> RESUME_STEP_BUDGET = millis("SAGA_RESUME_STEP_BUDGET_MS", 2_000, 50,
             600_000, WORKER, "the deadline a resumed step runs under");
-    public static final Setting<Duration> RECONCILE_PERIOD = millis("SAGA_RECONCILE_PERIOD_MS", 5_000, 100,
+    public static final Setting<Duration> RECONCILE_PERIOD = millis("SAGA_RECONCILE_PERIOD_MS", 5_000, 50,
             3_600_000, Set.of("reconciler"), "how often PAYMENT_UNKNOWN orders are settled from the provider");
     public static final Setting<Duration> HOUSEKEEPING_PERIOD = millis("SAGA_HOUSEKEEPING_PERIOD_MS", 1_000, 10,
             3_600_000, WORKER, "how often step timeouts and expiry of parked sagas are checked");
@@ -71,10 +71,26 @@ public final class OrchestratorSettings {
     public static final Setting<Duration> STOP_WAIT = millis("SAGA_STOP_WAIT_MS", 5_000, 0, 600_000,
             Setting.ALL_ROLES, "on stop, the longest each background component waits for its work");
 
+    public static final Setting<Integer> STEP_MAX_RETRIES = integer("SAGA_STEP_MAX_RETRIES", 3, 0, 100, "retries",
+            ENGINE, "a step that throws is tried again this many times (back-off from SAGA_PARK_RETRY_MS,"
+                    + " doubling up to the lease), then the saga is a STEP_FAILED incident");
+    public static final Setting<Duration> CONSUMER_RETRY = millis("SAGA_CONSUMER_RETRY_MS", 60_000, 100,
+            Integer.MAX_VALUE, Set.of("saga-worker", "payment-worker"), "a consumed record whose handling keeps"
+                    + " failing is retried this long (others go on), then dead-lettered and made an incident");
+    public static final Setting<Duration> PAYMENT_RESEND_AFTER = millis("SAGA_PAYMENT_RESEND_AFTER_MS", 30_000, 100,
+            Integer.MAX_VALUE, Set.of("reconciler"),
+            "quiet time after which a charge the provider never saw is sent again under the same key");
+    public static final Setting<Integer> PAYMENT_MAX_RESENDS = integer("SAGA_PAYMENT_MAX_RESENDS", 3, 0, 100,
+            "resends", Set.of("reconciler"), "resends of a lost charge before the order is a PAYMENT_UNRESOLVED incident");
+    public static final Setting<Duration> INBOX_RETENTION = millis("SAGA_INBOX_RETENTION_MS", 604_800_000, 60_000,
+            315_360_000_000L, WORKER, "how long consumed message ids are kept; must exceed the topics' retention"
+                    + " (3 days), so a redelivery is always recognised");
+
     /** The table, in the order the reference lists it. */
     public static final SettingsTable TABLE = SettingsTable.of("Saga engine, degraded mode and admission", List.of(
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
             INVENTORY_LAYERS, SHEDDING, PENDING_CAP, REQUEST_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
             FOREGROUND_MAX_WAIT, FOREGROUND_CPU_PERCENT, PAYMENT_CALL_BUDGET, RESUME_TICK, RESUME_STEP_BUDGET,
-            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT));
+            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
+            CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));
 }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -18,12 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.sagas.adapters.http.ParticipantError;
 import org.sagas.adapters.messaging.ConsumerLoop;
 import org.sagas.orchestrator.messaging.Topics;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
-import org.sagas.orchestrator.ordering.OrderMessages.RefundPayment;
-import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.resilience.TransientFailure;
+import org.sagas.orchestrator.ordering.PaymentProvider;
 
-/** Commands the worker must set aside rather than retry for ever: they would hold up their partition. */
+/** What the worker makes of the provider's outcomes: a reply, a record set aside, or a retry. */
 class PaymentWorkerTest {
     private final AtomicInteger calls = new AtomicInteger();
     private PaymentWorker worker;
@@ -33,18 +34,35 @@ class PaymentWorkerTest {
         worker.close();
     }
 
-    @Test
-    void shouldDeadLetterACommandTheProviderRefusesAsWrong() {
+    @ParameterizedTest
+    @ValueSource(ints = {400, 401, 403, 422})
+    void shouldAnswerARefusedChargeAsADeclineWithItsCodeInsteadOfRetrying(int status) {
         worker = worker(command -> {
             calls.incrementAndGet();
-            throw new ParticipantError("payment POST /charges answered 422: currency not supported", 422, "{}");
+            throw refused(status);
         });
 
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("order:charge")));
+        PaymentWorker.Charged charged = worker.charge(List.of(command("order:charge")));
 
-        assertThat(rejected).singleElement().satisfies(r -> assertThat(r.reason()).isEqualTo(
-                "the provider refused the charge: payment POST /charges answered 422: currency not supported"));
+        assertThat(charged.failed()).isNull();
+        assertThat(charged.rejected()).isEmpty();
+        assertThat(charged.replies().values()).singleElement().satisfies(reply -> {
+            assertThat(reply.type()).isEqualTo("PaymentDeclined");
+            OrderMessages.PaymentDeclined declined = (OrderMessages.PaymentDeclined) reply.payload();
+            assertThat(declined.code()).isEqualTo("payment_refused");
+            assertThat(declined.reason()).contains("answered " + status);
+        });
         assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void shouldRetryTheBatchWhenTheProviderFails() {
+        worker = worker(command -> {
+            throw new TransientFailure("payment POST /charges answered 503");
+        });
+
+        assertThatThrownBy(() -> worker.handle(List.of(command("order:charge"))))
+                .isInstanceOf(TransientFailure.class);
     }
 
     @Test
@@ -60,23 +78,13 @@ class PaymentWorkerTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-            throw new ParticipantError("payment POST /charges answered 422: currency not supported", 422, "{}");
+            throw refused(422);
         });
 
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("a:charge"), command("b:charge"),
+        PaymentWorker.Charged charged = worker.charge(List.of(command("a:charge"), command("b:charge"),
                 command("c:charge")));
 
-        assertThat(rejected).hasSize(3);
-    }
-
-    @Test
-    void shouldRetryWhenTheProviderRefusesForAReasonASettingCanFix() {
-        worker = worker(command -> {
-            throw new ParticipantError("payment POST /charges answered 401: unauthorized", 401, "{}");
-        });
-
-        assertThatThrownBy(() -> worker.handle(List.of(command("order:charge"))))
-                .isInstanceOf(ParticipantError.class);
+        assertThat(charged.replies()).hasSize(3);
     }
 
     @Test
@@ -86,98 +94,30 @@ class PaymentWorkerTest {
             return PaymentProvider.Charge.CAPTURED;
         });
 
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("k".repeat(256))));
+        List<ConsumerLoop.Rejected> rejected = worker.charge(List.of(command("k".repeat(256)))).rejected();
 
         assertThat(rejected).singleElement().satisfies(r -> assertThat(r.reason()).contains("idempotencyKey"));
         assertThat(calls).hasValue(0);
     }
 
-    @Test
-    void shouldRefundOnlyOnceTheChargeOfTheSameBatchEnded() {
-        // Given a batch with a charge still under way and the refund of the same order behind it
-        CountDownLatch refundStarted = new CountDownLatch(1);
-        AtomicBoolean chargeEnded = new AtomicBoolean();
-        AtomicBoolean refundSawChargeEnded = new AtomicBoolean();
-        worker = worker(command -> {
-            try {
-                // A refund run beside the charge would start during this wait.
-                refundStarted.await(300, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            chargeEnded.set(true);
-            throw new ParticipantError("payment POST /charges answered 422: currency not supported", 422, "{}");
-        }, refund -> {
-            refundStarted.countDown();
-            refundSawChargeEnded.set(chargeEnded.get());
-            return PaymentProvider.Charge.REFUNDED;
-        });
-        UUID orderId = UUID.randomUUID();
-
-        // When the worker handles the batch
-        worker.handle(List.of(command(orderId, orderId + ":charge"), refund(orderId)));
-
-        // Then the refund ran after the charge ended
-        assertThat(refundSawChargeEnded).isTrue();
-    }
-
-    @Test
-    void shouldTreatARefundOfAChargeTheProviderNeverSawAsDone() {
-        worker = worker(command -> PaymentProvider.Charge.CAPTURED, refund -> {
-            calls.incrementAndGet();
-            throw new ParticipantError("payment POST /refunds answered 404: no charge", 404, "{}");
-        });
-
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(refund(UUID.randomUUID())));
-
-        assertThat(rejected).isEmpty();
-        assertThat(calls).hasValue(1);
-    }
-
-    @Test
-    void shouldRetryARefundWhenTheProviderFailed() {
-        worker = worker(command -> PaymentProvider.Charge.CAPTURED, refund -> {
-            throw new TransientFailure("payment POST /refunds answered 503");
-        });
-
-        assertThatThrownBy(() -> worker.handle(List.of(refund(UUID.randomUUID()))))
-                .isInstanceOf(TransientFailure.class);
+    private static ParticipantError refused(int status) {
+        return new ParticipantError("payment", "payment POST /charges answered " + status + ": no", status, "{}");
     }
 
     private static PaymentWorker worker(Function<ChargePayment, PaymentProvider.Charge> charge) {
-        return worker(charge, refund -> {
-            throw new AssertionError("no refund expected");
-        });
-    }
-
-    private static PaymentWorker worker(Function<ChargePayment, PaymentProvider.Charge> charge,
-            Function<RefundPayment, PaymentProvider.Charge> refund) {
         // Consumers are built but never started: no broker, and with nothing to record no database.
-        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, 4, charge, refund, () -> { }, () -> { },
-                new SimpleMeterRegistry());
-    }
-
-    private static ConsumerRecord<String, byte[]> refund(UUID orderId) {
-        String body = "{\"orderId\":\"" + orderId + "\",\"chargeKey\":\"" + orderId + ":charge\","
-                + "\"refundKey\":\"" + orderId + ":charge:refund\"}";
-        return record(orderId, body, "RefundPayment");
+        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, 4, charge,
+                refund -> PaymentProvider.Charge.REFUNDED, () -> { }, () -> { }, new SimpleMeterRegistry());
     }
 
     private static ConsumerRecord<String, byte[]> command(String key) {
-        return command(UUID.randomUUID(), key);
-    }
-
-    private static ConsumerRecord<String, byte[]> command(UUID orderId, String key) {
+        UUID orderId = UUID.randomUUID();
         String body = "{\"orderId\":\"" + orderId + "\",\"customerId\":\"c\",\"amountCents\":700,"
                 + "\"currency\":\"EUR\",\"idempotencyKey\":\"" + key + "\"}";
-        return record(orderId, body, "ChargePayment");
-    }
-
-    private static ConsumerRecord<String, byte[]> record(UUID orderId, String body, String type) {
         ConsumerRecord<String, byte[]> record = new ConsumerRecord<>(Topics.PAYMENTS_COMMANDS, 0, 0L,
                 orderId.toString(), body.getBytes(StandardCharsets.UTF_8));
         record.headers().add(Topics.MESSAGE_ID, UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8));
-        record.headers().add(Topics.MESSAGE_TYPE, type.getBytes(StandardCharsets.UTF_8));
+        record.headers().add(Topics.MESSAGE_TYPE, "ChargePayment".getBytes(StandardCharsets.UTF_8));
         return record;
     }
 }

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
-    static final int MAX_KEY_LENGTH = 255;
+    static final int MAX_KEY_LENGTH = org.sagas.orchestrator.ordering.Limits.MAX_KEY;
     /** Requests refused at the edge, by reason: {@code saga_api_refused_total{reason}}. */
     static final String REFUSED = "saga.api.refused";
 

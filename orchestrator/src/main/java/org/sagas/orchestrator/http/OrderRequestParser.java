@@ -13,12 +13,14 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderLine;
 import org.sagas.orchestrator.ordering.OrderRequest;
 
 /**
  * Reads and validates a {@code POST /orders} body strictly: exact JSON types, no unknown fields,
- * every limit of the contract. Each failure names its field. Stateless and thread-safe.
+ * every limit of the contract, as {@link Limits} defines them for the participants too. Each failure
+ * names its field. Stateless and thread-safe.
  */
 public final class OrderRequestParser {
     /**
@@ -35,9 +37,9 @@ public final class OrderRequestParser {
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> ORDER_FIELDS = Set.of("customerId", "currency", "lines");
     private static final Set<String> LINE_FIELDS = Set.of("sku", "quantity", "unitPriceCents");
-    static final int MAX_LINES = 100;
-    static final int MAX_QUANTITY = 10_000;
-    static final long MAX_UNIT_PRICE = 1_000_000_000L;
+    static final int MAX_LINES = Limits.MAX_LINES;
+    static final int MAX_QUANTITY = Limits.MAX_QUANTITY;
+    static final long MAX_UNIT_PRICE = Limits.MAX_UNIT_PRICE_CENTS;
 
     private OrderRequestParser() {}
 
@@ -55,7 +57,7 @@ public final class OrderRequestParser {
             throw new InvalidRequest("body", "must be a JSON object");
         }
         rejectUnknown(root, ORDER_FIELDS, "");
-        String customerId = identifier(root, "customerId", "customerId", 64);
+        String customerId = identifier(root, "customerId", "customerId", Limits.MAX_CUSTOMER_ID);
         JsonNode currencyNode = root.get("currency");
         if (currencyNode == null || !currencyNode.isTextual() || !CURRENCY.matcher(currencyNode.asText()).matches()) {
             throw new InvalidRequest("currency", "must be three capital letters (ISO 4217), e.g. \"EUR\"");
@@ -79,7 +81,7 @@ public final class OrderRequestParser {
             throw new InvalidRequest(path, "must be an object with sku, quantity and unitPriceCents");
         }
         rejectUnknown(node, LINE_FIELDS, path + ".");
-        String sku = identifier(node, "sku", path + ".sku", 64);
+        String sku = identifier(node, "sku", path + ".sku", Limits.MAX_SKU);
         long quantity = integer(node, "quantity", path + ".quantity", 1, MAX_QUANTITY);
         long price = integer(node, "unitPriceCents", path + ".unitPriceCents", 0, MAX_UNIT_PRICE);
         return new OrderLine(sku, (int) quantity, price);
@@ -93,23 +95,14 @@ public final class OrderRequestParser {
      */
     private static String identifier(JsonNode node, String name, String path, int max) {
         JsonNode value = node.get(name);
-        String rule = "must be a string of 1 to " + max + " letters, digits and - _ . : @ / # +";
         if (value == null || !value.isTextual()) {
-            throw new InvalidRequest(path, rule);
+            throw new InvalidRequest(path, Limits.identifierRule(max));
         }
         String text = value.asText();
-        int length = text.codePointCount(0, text.length());
-        if (length < 1 || length > max) {
-            throw new InvalidRequest(path, "must be 1 to " + max + " characters long, got " + length);
-        }
-        if (!text.codePoints().allMatch(OrderRequestParser::identifierChar)) {
-            throw new InvalidRequest(path, rule);
-        }
+        Limits.identifierProblem(text, max).ifPresent(problem -> {
+            throw new InvalidRequest(path, problem);
+        });
         return text;
-    }
-
-    private static boolean identifierChar(int c) {
-        return Character.isLetterOrDigit(c) || "-_.:@/#+".indexOf(c) >= 0;
     }
 
     private static long integer(JsonNode node, String name, String path, long min, long max) {

@@ -28,7 +28,11 @@ public final class OrderMessages {
 
     public record PaymentCaptured(UUID orderId, String idempotencyKey) {}
 
-    public record PaymentDeclined(UUID orderId, String idempotencyKey, String reason) {}
+    /**
+     * The charge did not happen. {@code code} is {@code payment_refused} when the provider refused
+     * the request for good, else {@code payment_declined}; {@code reason} is the provider's word.
+     */
+    public record PaymentDeclined(UUID orderId, String idempotencyKey, String reason, String code) {}
 
     public record OrderConfirmed(UUID orderId, String customerId, long totalCents, String currency) {}
 

@@ -10,14 +10,17 @@ import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
+import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
+import org.sagas.orchestrator.saga.Reason;
 import org.sagas.orchestrator.saga.SagaDefinition;
 import org.sagas.orchestrator.saga.SagaInstance;
 import org.sagas.orchestrator.saga.SagaStatus;
 import org.sagas.orchestrator.saga.SagaStep;
 import org.sagas.orchestrator.saga.Situation;
 import org.sagas.orchestrator.saga.StepResult;
+import org.sagas.orchestrator.saga.Transition;
 
 /**
  * The orders saga: reserve stock (synchronous, may park on inventory), charge payment
@@ -29,8 +32,6 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     public static final String RESERVE_STOCK = "RESERVE_STOCK";
     public static final String CHARGE_PAYMENT = "CHARGE_PAYMENT";
     public static final String INVENTORY = "inventory";
-    /** Why an order was refused when inventory could not be reached and degraded mode is off. */
-    public static final String INVENTORY_UNAVAILABLE = "inventory unavailable";
 
     private final List<SagaStep<OrderData>> steps;
 
@@ -75,7 +76,8 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             case COMPENSATED:
                 return OrderStatus.CANCELLED;
             case FAILED:
-                // Refused while the customer waited: rejected. Refused after it was accepted as pending: cancelled.
+                // Refused while the customer waited: rejected. Refused after it was accepted as pending
+                // (parked, or its reservation tried again after it threw): cancelled.
                 return s.parkCount() == 0 ? OrderStatus.REJECTED : OrderStatus.CANCELLED;
             default:
                 throw new IllegalStateException("no order status for " + s.status());
@@ -83,9 +85,11 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     }
 
     @Override
-    public List<OutgoingMessage> onEnd(SagaInstance<OrderData> ended, String reason) {
+    public List<OutgoingMessage> onEnd(SagaInstance<OrderData> ended, Reason reason) {
         OrderData o = ended.data();
         String key = o.orderId().toString();
+        // Customers get the stable code only; the detail stays in the history for operators.
+        String code = reason.code();
         if (ended.status() == SagaStatus.COMPLETED) {
             return List.of(
                     new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CONFIRMED,
@@ -95,22 +99,43 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         if (OrderStatus.REJECTED.name().equals(ended.label())) {
             return List.of(
                     new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_REJECTED,
-                            new OrderRejected(o.orderId(), o.customerId(), reason)),
-                    notice(o, "REJECTED", "Sorry, this order cannot be served (" + reason + "). Nothing was charged."));
+                            new OrderRejected(o.orderId(), o.customerId(), code)),
+                    notice(o, "REJECTED", "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }
         return List.of(
                 new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CANCELLED,
-                        new OrderCancelled(o.orderId(), o.customerId(), reason)),
-                notice(o, "CANCELLED", "Sorry, we could not complete your order (" + reason
+                        new OrderCancelled(o.orderId(), o.customerId(), code)),
+                notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
                         + "). Nothing was charged."));
     }
 
+    /**
+     * Keeps the order's status in step with the saga; and when this transition resolves the
+     * submission (the first outcome of the reservation, whoever ran it: the request, or a
+     * saga-worker after the request's process died), stores the answer under its Idempotency-Key.
+     */
     @Override
-    public void onTransition(Handle handle, SagaInstance<OrderData> after, String reason) {
+    public void onTransition(Handle handle, Transition<OrderData> t) {
+        SagaInstance<OrderData> after = t.after();
         if (after.version() == 0) {
             return; // the order row was inserted with this status in the same transaction
         }
-        OrderStore.updateStatus(handle, after.id(), OrderStatus.valueOf(after.label()));
+        OrderStatus status = OrderStatus.valueOf(after.label());
+        OrderStore.updateStatus(handle, after.id(), status);
+        if (resolvesSubmission(t)) {
+            SubmitResult answer = OrderAnswers.of(after.id(), status, after.cause(), false);
+            IdempotencyStore.completeForOrder(handle, after.id(), answer.httpStatus(), answer.body());
+        }
+    }
+
+    /** The answer a submission resolved by {@code t} gets (see {@link #onTransition}). */
+    static SubmitResult answerFor(Transition<OrderData> t) {
+        return OrderAnswers.of(t.after().id(), OrderStatus.valueOf(t.after().label()), t.after().cause(), false);
+    }
+
+    /** A move out of the first step as it was created: its outcome is the submission's answer. */
+    static boolean resolvesSubmission(Transition<OrderData> t) {
+        return t.before().status() == SagaStatus.RUNNING && t.before().stepIndex() == 0;
     }
 
     private static OutgoingMessage notice(OrderData o, String kind, String message) {
@@ -136,7 +161,12 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             case OrderMessages.PAYMENT_DECLINED:
                 String why = reply.payload() != null && reply.payload().hasNonNull("reason")
                         ? reply.payload().get("reason").asText() : "declined";
-                return StepResult.refused("payment declined: " + why);
+                // A provider that refused the request for good says so by a code; anything else is a decline.
+                OrderReason reason = reply.payload() != null && reply.payload().hasNonNull("code")
+                        && OrderReason.ofCode(reply.payload().get("code").asText()).orElse(null)
+                                == OrderReason.PAYMENT_REFUSED ? OrderReason.PAYMENT_REFUSED
+                        : OrderReason.PAYMENT_DECLINED;
+                return StepResult.refused(reason.because(why));
             default:
                 return null;
         }

@@ -17,7 +17,7 @@ import org.sagas.orchestrator.persistence.IdempotencyStore;
 
 /** The {@code orders} table and the order's history (from the saga's). Thread-safe. */
 public final class OrderStore {
-    /** One transition as the customer sees it. */
+    /** One transition as the customer sees it: {@code reason} is a stable code (e.g. {@code out_of_stock}). */
     public record HistoryEntry(String status, Instant at, String reason) {}
 
     /** An order with its history, as {@code GET /orders/{id}} shows it. */
@@ -74,6 +74,39 @@ public final class OrderStore {
         return jdbi.withHandle(h -> h.createQuery("SELECT order_id FROM orders WHERE status = :s"
                 + " ORDER BY updated_at LIMIT :limit").bind("s", status.name()).bind("limit", limit)
                 .mapTo(UUID.class).list());
+    }
+
+    /**
+     * An order whose payment is unknown, as the reconciler sees it.
+     *
+     * @param quietMillis how long since its last transition (its charge was sent, or resent)
+     * @param resends how many times its charge was sent again
+     * @param incident its saga's incident cause, or null
+     * @param chargeQueued its charge command still waits in the outbox (not published yet)
+     */
+    public record UnknownPayment(UUID orderId, long quietMillis, int resends, String incident, boolean chargeQueued) {}
+
+    /**
+     * Up to {@code limit} orders in {@code PAYMENT_UNKNOWN} with ids after {@code after} (null:
+     * from the first), by id — a cursor that goes round all of them, whichever cannot be settled
+     * — leaving out those already given up on ({@code PAYMENT_UNRESOLVED}).
+     */
+    public List<UnknownPayment> unknownPayments(UUID after, int limit) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT o.order_id,"
+                        + " (extract(epoch FROM now() - o.updated_at) * 1000)::bigint AS quiet_ms, s.step_retries,"
+                        + " s.incident_cause, EXISTS (SELECT 1 FROM outbox x"
+                        + "   WHERE x.shard = (abs(hashtext(o.order_id::text)) % 64)::smallint"
+                        + "   AND x.aggregate_id = o.order_id::text AND x.message_type = :charge) AS queued"
+                        + " FROM orders o JOIN saga_instance s ON s.saga_id = o.order_id"
+                        + " WHERE o.status = 'PAYMENT_UNKNOWN'"
+                        + " AND (CAST(:after AS uuid) IS NULL OR o.order_id > CAST(:after AS uuid))"
+                        + " AND s.incident_cause IS DISTINCT FROM 'PAYMENT_UNRESOLVED'"
+                        + " ORDER BY o.order_id LIMIT :limit")
+                .bind("after", after == null ? null : after.toString())
+                .bind("limit", limit).bind("charge", OrderMessages.CHARGE_PAYMENT)
+                .map((rs, ctx) -> new UnknownPayment(rs.getObject(1, UUID.class), rs.getLong(2), rs.getInt(3),
+                        rs.getString(4), rs.getBoolean(5)))
+                .list());
     }
 
     public Optional<OrderStatus> status(UUID orderId) {
@@ -247,7 +280,9 @@ public final class OrderStore {
     }
 
     private static List<HistoryEntry> history(Handle h, UUID orderId) {
-        return h.createQuery("SELECT label, at, reason FROM saga_history WHERE saga_id = :id ORDER BY id")
+        // Customers see the stable code; the detail (a participant's text) is for operators only.
+        return h.createQuery("SELECT label, at, COALESCE(reason_code, reason) FROM saga_history WHERE saga_id = :id"
+                        + " ORDER BY id")
                 .bind("id", orderId)
                 .map((rs, ctx) -> new HistoryEntry(rs.getString(1), rs.getTimestamp(2).toInstant(), rs.getString(3)))
                 .list();

@@ -49,10 +49,12 @@ final class AttemptLoop {
      */
     <T> AttemptOutcome<T> run(Deadline deadline, AttemptFunction<T> function) throws Exception {
         TransientFailure lastFailure = null;
+        // An earlier attempt that may have acted leaves the whole call's outcome unknown.
+        boolean mayHaveTakenEffect = false;
         for (int attempt = 1; ; attempt++) {
             Duration attemptTimeout = deadline.cap(timeout.attemptTimeout());
             if (attemptTimeout.compareTo(timeout.minimumUsefulBudget()) < 0) {
-                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure);
+                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect);
             }
             if (attempt == 1 && budget != null) {
                 budget.recordCall();
@@ -61,10 +63,11 @@ final class AttemptLoop {
                 return new Answered<>(timedAttempt.run(attemptTimeout, function));
             } catch (TransientFailure failure) {
                 lastFailure = failure;
+                mayHaveTakenEffect |= failure.mayHaveTakenEffect();
             }
             Optional<Duration> pause = backoffBeforeRetry(attempt, deadline);
             if (pause.isEmpty() || !sleep(pause.get())) {
-                return failed(lastFailure);
+                return failed(lastFailure, mayHaveTakenEffect);
             }
             listener.onRetry(dependency, attempt + 1);
         }
@@ -99,8 +102,8 @@ final class AttemptLoop {
         }
     }
 
-    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure) {
+    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure, boolean mayHaveTakenEffect) {
         Reason reason = lastFailure instanceof AttemptTimedOut ? Reason.TIMEOUT : Reason.RETRIES_EXHAUSTED;
-        return new Failed<>(reason, lastFailure);
+        return new Failed<>(reason, lastFailure, mayHaveTakenEffect);
     }
 }

@@ -14,8 +14,9 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * one breaker, one bulkhead and one retry budget.
  *
  * <p>The breaker sits outside the retries: a call and all its retries count once, as a failure
- * only if every attempt failed transiently. A non-transient exception means the dependency
- * answered, so it counts as a success and is passed through.
+ * only if every attempt failed transiently. A non-transient exception (a {@link
+ * ParticipantRefused} above all) means the dependency answered, so it counts as a success and is
+ * passed through.
  *
  * <p>A layer whose config is absent from the {@link ResilienceConfig} is left out; the timeout is
  * always there. Retries, spent budgets, calls not sent and breaker transitions are reported to a
@@ -158,7 +159,8 @@ public final class ResilientDependency {
         }
         if (outcome instanceof Failed<T> failed) {
             admission.failed();
-            throw unavailable(failed.reason(), failed.lastFailure());
+            throw new DependencyUnavailable(config.dependency(), failed.reason(), failed.lastFailure(),
+                    failed.mayHaveTakenEffect());
         }
         // The bulkhead wait used up the time: nothing was sent, so nothing for the breaker to record.
         throw rejected(Reason.DEADLINE_TOO_SHORT);

@@ -27,7 +27,7 @@ class OperatorDecisionsTest {
         assertThat(t.after().parkedOn()).isEqualTo("hotels");
         assertThat(t.after().nextAttemptAt()).as("leased to the caller").isEqualTo(now.plusSeconds(31));
         assertThat(t.after().version()).isEqualTo(parked.version() + 1);
-        assertThat(t.reason()).isEqualTo("retry by ops");
+        assertThat(t.reason()).isEqualTo(Reason.of(Reason.OPERATOR_RETRY, "retry by ops"));
         assertThat(t.messages()).isEmpty();
     }
 
@@ -53,7 +53,7 @@ class OperatorDecisionsTest {
         assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
         assertThat(t.after().parkedOn()).isNull();
         assertThat(t.after().nextAttemptAt()).isEqualTo(now.plusSeconds(30));
-        assertThat(t.reason()).isEqualTo("cancelled by ops: customer asked");
+        assertThat(t.reason()).isEqualTo(Reason.of("cancelled", "cancelled by ops: customer asked"));
     }
 
     @Test
@@ -76,7 +76,8 @@ class OperatorDecisionsTest {
         Transition<Trip> end = SagaDecisions.afterSyncStep(saga, compensating, StepResult.done(TripSaga.trip()), now,
                 timings);
 
-        assertThat(end.after().status()).isEqualTo(SagaStatus.COMPENSATED);
+        // Nothing was completed before the cancelled step, so the saga ends FAILED (an order: CANCELLED).
+        assertThat(end.after().status()).isEqualTo(SagaStatus.FAILED);
         assertThat(end.messages()).extracting(OutgoingMessage::payload).doesNotContain("cancelled by ops: free text");
     }
 
@@ -95,7 +96,7 @@ class OperatorDecisionsTest {
 
     @Test
     void shouldRefuseBothActionsOnAnEndedSaga() {
-        SagaInstance<Trip> failed = SagaDecisions.afterSyncStep(saga, begin(), StepResult.refused("no rooms"), now,
+        SagaInstance<Trip> failed = SagaDecisions.afterSyncStep(saga, begin(), StepResult.refused(Reason.of("no_rooms")), now,
                 timings).after();
 
         assertThat(SagaDecisions.operatorRefusal(failed)).hasValueSatisfying(
@@ -112,7 +113,7 @@ class OperatorDecisionsTest {
     }
 
     private SagaInstance<Trip> parked() {
-        return SagaDecisions.afterSyncStep(saga, begin(), StepResult.unavailable("hotels", "breaker open"), now,
+        return SagaDecisions.afterSyncStep(saga, begin(), StepResult.unavailable("hotels", Reason.of("breaker_open")), now,
                 timings).after();
     }
 
