@@ -33,7 +33,7 @@ final class Exchange {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1))
             .build();
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = org.sagas.orchestrator.Json.mapper();
 
     private final String participant;
     private final String base;

@@ -1,11 +1,8 @@
 package org.sagas.adapters.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.Set;
@@ -16,10 +13,8 @@ import org.sagas.orchestrator.ordering.Limits;
  * {@link Problem#invalid} (400). Stateless and thread-safe.
  */
 final class Json {
-    static final ObjectMapper MAPPER = JsonMapper.builder()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    /** The product's strict reader for outside input: the sandbox reads what the API would. */
+    static final ObjectMapper MAPPER = org.sagas.orchestrator.Json.strict();
 
     private Json() {}
 

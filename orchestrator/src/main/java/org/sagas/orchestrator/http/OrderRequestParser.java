@@ -1,12 +1,8 @@
 package org.sagas.orchestrator.http;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -23,17 +19,7 @@ import org.sagas.orchestrator.ordering.OrderRequest;
  * names its field. Stateless and thread-safe.
  */
 public final class OrderRequestParser {
-    /**
-     * Far above what a valid order needs (depth 3, prices of 10 digits), far below what would cost:
-     * hostile nesting or thousand-digit numbers fail while being read, before any tree is built.
-     */
-    private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
-            .maxNestingDepth(16).maxNumberLength(32).maxStringLength(64 * 1024).build();
-    private static final ObjectMapper STRICT = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(CONSTRAINTS).build())
-            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper STRICT = org.sagas.orchestrator.Json.strict();
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> ORDER_FIELDS = Set.of("customerId", "currency", "lines");
     private static final Set<String> LINE_FIELDS = Set.of("sku", "quantity", "unitPriceCents");

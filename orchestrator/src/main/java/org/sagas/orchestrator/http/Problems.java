@@ -2,13 +2,12 @@ package org.sagas.orchestrator.http;
 
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.ProblemDetail;
 
-/** Writes RFC 9457 problem details ({@code application/problem+json}). Stateless. */
+/** Writes {@link ProblemDetail}s on the public and operator listeners. Stateless. */
 public final class Problems {
-    public static final String CONTENT_TYPE = "application/problem+json";
+    public static final String CONTENT_TYPE = ProblemDetail.CONTENT_TYPE;
 
     private Problems() {}
 
@@ -29,13 +28,7 @@ public final class Problems {
 
     /** The JSON text of a problem, for answers written below the web framework. */
     static String body(int status, String type, String title, String detail, Map<String, Object> extra) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "/problems/" + type);
-        body.put("title", title);
-        body.put("status", status);
-        body.put("detail", detail);
-        body.putAll(extra);
-        return Json.write(body);
+        return new ProblemDetail(status, type, title, detail, extra).json();
     }
 
     static byte[] bytes(int status, String type, String title, String detail) {

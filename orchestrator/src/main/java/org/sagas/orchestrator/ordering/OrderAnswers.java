@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.ProblemDetail;
 import org.sagas.orchestrator.saga.Reason;
 
 /**
@@ -56,17 +57,14 @@ final class OrderAnswers {
     /** A problem+json answer (RFC 9457) with a stable {@code code}, naming the order when there is one. */
     private static SubmitResult problem(int status, String type, String title, String detail, OrderReason reason,
             UUID orderId, boolean replayed) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "/problems/" + type);
-        body.put("title", title);
-        body.put("status", status);
-        body.put("detail", detail);
+        Map<String, Object> extra = new LinkedHashMap<>();
         if (reason != null) {
-            body.put("code", reason.code());
+            extra.put("code", reason.code());
         }
         if (orderId != null) {
-            body.put("orderId", orderId);
+            extra.put("orderId", orderId);
         }
-        return new SubmitResult(status, orderId, Json.write(body), replayed);
+        return new SubmitResult(status, orderId, new ProblemDetail(status, type, title, detail, extra).json(),
+                replayed);
     }
 }
