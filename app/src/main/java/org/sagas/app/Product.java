@@ -1,6 +1,7 @@
 package org.sagas.app;
 
 import java.io.PrintStream;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -11,6 +12,7 @@ import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
 import org.sagas.adapters.sandbox.InventorySandbox;
 import org.sagas.adapters.sandbox.PaymentSandbox;
+import org.sagas.app.warmup.WarmUp;
 import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
@@ -45,6 +47,7 @@ final class Product implements AutoCloseable {
     private Node node;
     private Components components;
     private ApiServer api;
+    private WarmUp warmUp;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
 
@@ -63,6 +66,7 @@ final class Product implements AutoCloseable {
                 s = stack.start(s, s.embeddedDatabase(), s.embeddedKafka());
             }
             product.startRoles(Main.ROLES, s);
+            product.awaitWarm(s);
             out.println("sagas is up");
             out.println("  orders API   http://" + s.host() + ":" + product.api.port() + "/orders");
             out.println("  health       http://" + s.host() + ":" + product.api.port() + "/health/ready");
@@ -82,22 +86,41 @@ final class Product implements AutoCloseable {
         }
     }
 
-    /** One role, on external infrastructure (scale-out). */
-    static Product role(String role, Settings settings, PrintStream out) {
-        if (settings.embeddedDatabase() || (settings.embeddedKafka() && !role.equals("sandbox"))) {
+    /** Some roles in one process, on external infrastructure (scale-out). */
+    static Product roles(List<String> roles, Settings settings, PrintStream out) {
+        String role = String.join(",", roles);
+        boolean sandboxOnly = roles.equals(List.of("sandbox"));
+        if (settings.embeddedDatabase() || (settings.embeddedKafka() && !sandboxOnly)) {
             throw new ConfigurationError("role " + role + " runs on external infrastructure: set SAGA_DB_URL"
-                    + (role.equals("sandbox") ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
+                    + (sandboxOnly ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
         }
         checkPortsFree(settings, false);
         Product product = new Product();
         try {
-            product.startRoles(List.of(role), settings);
+            product.startRoles(roles, settings);
+            product.awaitWarm(settings);
             out.println("sagas " + role + " is up");
             return product;
         } catch (RuntimeException e) {
             product.close();
             throw e;
         }
+    }
+
+    /** Waits for the API's warm-up (bounded by its own cap), so "is up" means ready at speed. */
+    private void awaitWarm(Settings s) {
+        if (warmUp == null) {
+            return;
+        }
+        try {
+            warmUp.awaitWarmed(s.warmUpMax().plusSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String loopbackFor(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.isBlank() ? "127.0.0.1" : host;
     }
 
     int apiPort() {
@@ -109,7 +132,8 @@ final class Product implements AutoCloseable {
     }
 
     private void startRoles(List<String> roles, Settings s) {
-        node = Node.open(s);
+        // The participants' database work is told apart from the product's by this name (benchmarks).
+        node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION);
         started.push(node);
         node.ensureTopics();
         SettingsTable.Values o = s.orchestrator();
@@ -173,12 +197,21 @@ final class Product implements AutoCloseable {
                     ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
                             node.clock)
                     : ApiServer.Admission.ALWAYS);
-            api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
-                    node.registry, admission, node.clock, s.requestBudgetMillis(), config -> {
+            warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
+                    s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
+                    o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION), node.inventory.config(),
+                    URI.create(s.inventoryUrl())), s.warmUpOrders(), s.warmUpMax(),
+                    Math.max(1, Math.min(4, s.dbPoolSize() - 2)), node.registry);
+            api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi),
+                    warmUp.readiness(node::readiness), node.registry, admission, node.clock, s.requestBudgetMillis(),
+                    config -> {
                         new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource)).register(config);
                         componentRoutes(config);
                     });
             components.start(Component.of("api", api));
+            // Ready only once the order path is warm (ADR 0016); its HTTP server is touched too.
+            warmUp.aimedAt(URI.create("http://" + loopbackFor(s.host()) + ":" + api.port()));
+            components.start(Component.of("warm-up", warmUp.start()));
         } else {
             components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
                     s.apiPort(), this::componentRoutes)));

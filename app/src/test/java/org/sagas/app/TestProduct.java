@@ -50,6 +50,8 @@ final class TestProduct implements AutoCloseable {
             env.put("SAGA_CONSUMER_THREADS", "2");
             // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
             env.put("SAGA_INVENTORY_TIMEOUT_MS", "3000");
+            // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
+            env.put("SAGA_WARM_UP_ORDERS", "20");
             shared = new TestProduct(env);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.close()));
         }
