@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -34,10 +35,20 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      * (0 picks a free one). Server output goes to {@code postgres.log} beside the data directory.
      */
     public static EmbeddedPostgresServer start(Path dataDirectory, int port) {
+        return start(dataDirectory, port, Map.of());
+    }
+
+    /**
+     * As {@link #start(Path, int)}, with {@code serverConfig} added to the server's settings (for
+     * example {@code shared_preload_libraries = pg_stat_statements} for a benchmark's accounting).
+     */
+    public static EmbeddedPostgresServer start(Path dataDirectory, int port, Map<String, String> serverConfig) {
         try {
             Files.createDirectories(dataDirectory.getParent());
             Path log = dataDirectory.resolveSibling("postgres.log");
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+            serverConfig.forEach(builder::setServerConfig);
+            EmbeddedPostgres pg = builder
                     .setPgBinaryResolver(new RootSafeBinaryResolver())
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
