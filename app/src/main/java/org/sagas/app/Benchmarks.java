@@ -31,7 +31,7 @@ final class Benchmarks {
                     relay(settings, out);
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out).run(settings, ThroughputBenchmark.results("cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(settings, ThroughputBenchmark.results("cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:

@@ -129,7 +129,8 @@ public final class Main {
         out.println("                      inventory at 40 ms, one hot SKU then spread SKUs");
         out.println("                      [--rate N] [--duration S] [--warm-up]");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
-        out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
+        out.println("  bench cascade       the resilience lesson's cascade, under each protection level,");
+        out.println("                      each on a cold product [--warm-up]");
         out.println();
         out.println("options:");
         out.println("  --data-dir DIR      keep embedded data here between runs (default: a fresh temp dir)");

@@ -41,6 +41,7 @@ final class SteadyBenchmark {
     static final int SPREAD = 100;
     static final Duration WARM_UP = Duration.ofSeconds(10);
     static final double P99_TARGET_MS = 100;
+    static final Duration INVENTORY_ALONE = Duration.ofSeconds(5);
 
     private final PrintStream out;
     private final int rate;
@@ -80,6 +81,9 @@ final class SteadyBenchmark {
     private Map<String, Object> scenario(BenchRig rig, String layout, List<String> skus) throws Exception {
         out.printf("%n== %s: %d orders/s for %d s, inventory at 40 ms, %s ==%n", layout, rate, duration.toSeconds(),
                 warmUp ? "after " + WARM_UP.toSeconds() + " s of warm-up load" : "cold start");
+        Latencies inventoryAlone = inventoryAlone(rig, skus);
+        out.printf("  inventory alone at %d reservations/s: p50 %.1f ms, p99 %.1f ms%n", rate,
+                inventoryAlone.percentileMillis(50), inventoryAlone.percentileMillis(99));
         double toReady = rig.startProduct(Map.of());
         out.printf("  product ready after %.1f s%n", toReady);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
@@ -125,6 +129,8 @@ final class SteadyBenchmark {
         long confirmed = confirmed(rig, customer);
         row.put("confirmed", confirmed);
         row.put("seconds_to_ready", round(toReady));
+        row.put("inventory_alone_p50_ms", round(inventoryAlone.percentileMillis(50)));
+        row.put("inventory_alone_p99_ms", round(inventoryAlone.percentileMillis(99)));
         row.put("load_average_at_start", round(loadBefore));
         row.put("load_average_at_end", round(loadAverage()));
         Map<String, Object> cost = new LinkedHashMap<>();
@@ -141,6 +147,39 @@ final class SteadyBenchmark {
     }
 
     private volatile double firstSecondP99;
+
+    /**
+     * The participant on its own: {@link #INVENTORY_ALONE} of reservations sent straight to the
+     * sandbox inventory at the same rate and SKU layout, so a degraded run can be told apart from
+     * a participant that could not keep up (a hot SKU is one stock row every reservation locks).
+     */
+    private Latencies inventoryAlone(BenchRig rig, List<String> skus) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .executor(Executors.newFixedThreadPool(8)).build();
+        Latencies latencies = new Latencies();
+        List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+        URI reservations = URI.create(rig.inventoryUrl() + "/reservations");
+        int total = (int) (rate * INVENTORY_ALONE.toSeconds());
+        long start = System.nanoTime();
+        for (int i = 0; i < total; i++) {
+            long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            long t0 = System.nanoTime();
+            inFlight.add(http.sendAsync(HttpRequest.newBuilder(reservations).timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json").header("Idempotency-Key", "alone-" + UUID.randomUUID())
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"orderId\":\"" + UUID.randomUUID()
+                            + "\",\"lines\":[{\"sku\":\"" + skus.get(i % skus.size()) + "\",\"quantity\":1}]}"))
+                    .build(), HttpResponse.BodyHandlers.discarding())
+                    .handle((r, e) -> {
+                        latencies.add((System.nanoTime() - t0) / 1000);
+                        return null;
+                    }));
+        }
+        CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        return latencies;
+    }
 
     /** Sends {@code total} orders at {@link #rate} per second, not waiting for answers to send the next. */
     private void openLoop(HttpClient http, URI api, List<String> skus, String customer, int total, Latencies latencies,
@@ -235,11 +274,12 @@ final class SteadyBenchmark {
 
     private void table(List<Map<String, Object>> rows) {
         out.println();
-        out.println("| layout | sent | accepted | parked | 503 | failed | submit p50 ms | p99 ms | max ms | first-second p99 ms"
-                + " | product CPU ms/order | targets met |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("| layout | inventory alone p50 / p99 ms | sent | accepted | parked | 503 | failed | submit p50 ms"
+                + " | p99 ms | max ms | first-second p99 ms | product CPU ms/order | targets met |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Map<String, Object> r : rows) {
-            out.printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.get("layout"), r.get("sent"),
+            out.printf("| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.get("layout"),
+                    r.get("inventory_alone_p50_ms"), r.get("inventory_alone_p99_ms"), r.get("sent"),
                     r.get("accepted"), r.get("parked"), r.get("shed_503"), r.get("failed"), r.get("submit_p50_ms"),
                     r.get("submit_p99_ms"), r.get("submit_max_ms"), r.get("submit_p99_first_second_ms"),
                     r.get("product_cpu_ms_per_order"), r.get("targets_met"));

@@ -55,6 +55,7 @@ final class ThroughputBenchmark {
     private final Duration duration;
     private final int providerLatencyMillis;
     private final boolean warmUp;
+    private List<Map<String, Object>> statements = List.of();
 
     /**
      * @param providerLatencyMillis how long the sandbox payment provider takes to answer (0: at once)
@@ -98,6 +99,13 @@ final class ThroughputBenchmark {
             result.put("concurrency", concurrency);
             result.put("provider_latency_ms", providerLatencyMillis);
             print(result);
+            if (!statements.isEmpty()) {
+                out.println();
+                out.println("the product's statements, per confirmed order (pg_stat_statements):");
+                statements.forEach(st -> out.printf("  %6s calls %6s rows %6s B WAL  %s%n", st.get("calls_per_order"),
+                        st.get("rows_per_order"), st.get("wal_bytes_per_order"), st.get("statement")));
+                result.put("product_statements", statements);
+            }
             Files.createDirectories(resultFile.getParent());
             Files.writeString(resultFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
             out.println("written to " + resultFile);
@@ -146,6 +154,7 @@ final class ThroughputBenchmark {
         long end = start + duration.toNanos();
         CpuMeter cpu = rig.cpuMeter();
         Map<Long, String> backends = new HashMap<>(rig.backendGroups());
+        DbCounters.resetStatements(rig.stats());
         CpuMeter.Reading cpuBefore = cpu.read();
         DbCounters dbBefore = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB);
         long monitorBefore = db.statements();
@@ -208,6 +217,8 @@ final class ThroughputBenchmark {
             r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
             new OrderCost(cpuUsed, dbUsed, monitorStatements, confirmed, rig.productDbName(), BenchRig.SANDBOX_DB)
                     .into(r);
+            // Where the product's transactions and rows go, statement by statement (issue 12 item 2).
+            statements = DbCounters.topStatements(rig.stats(), rig.productDbName(), confirmed, 25);
         }
         r.put("load_average_at_start", round(loadBefore));
         r.put("load_average_at_end", round(loadAverage()));

@@ -5,7 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -64,6 +67,50 @@ public record DbCounters(Map<String, Long> transactions, Map<String, Long> rowsW
             rs.next();
             return rs.getBoolean(1);
         }
+    }
+
+    /** Starts {@code pg_stat_statements} afresh (the benchmark's own server), when it is there. */
+    public static void resetStatements(Connection c) throws SQLException {
+        if (statementStatistics(c)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT pg_stat_statements_reset()");
+            }
+        }
+    }
+
+    /**
+     * The statements {@code db} ran most often since {@link #resetStatements}, per {@code orders}:
+     * calls, rows, WAL bytes and execution time; empty without {@code pg_stat_statements}.
+     */
+    public static List<Map<String, Object>> topStatements(Connection c, String db, long orders, int limit)
+            throws SQLException {
+        List<Map<String, Object>> top = new ArrayList<>();
+        if (orders == 0 || !statementStatistics(c)) {
+            return top;
+        }
+        try (PreparedStatement s = c.prepareStatement("SELECT regexp_replace(s.query, '\\s+', ' ', 'g'), s.calls,"
+                + " s.rows, s.wal_bytes::bigint, s.total_exec_time FROM pg_stat_statements s"
+                + " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ? ORDER BY s.calls DESC LIMIT ?")) {
+            s.setString(1, db);
+            s.setInt(2, limit);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    String q = rs.getString(1);
+                    row.put("statement", q.length() > 160 ? q.substring(0, 160) + "…" : q);
+                    row.put("calls_per_order", round(rs.getDouble(2) / orders));
+                    row.put("rows_per_order", round(rs.getDouble(3) / orders));
+                    row.put("wal_bytes_per_order", Math.round(rs.getDouble(4) / orders));
+                    row.put("exec_ms_per_order", round(rs.getDouble(5) / orders));
+                    top.add(row);
+                }
+            }
+        }
+        return top;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
     }
 
     /** Each counter's growth since {@code before}. */
