@@ -100,7 +100,7 @@ class AdminSagasIT extends GameDayLifecycle {
         assertThat(view.path("order").path("totalCents").asLong()).isEqualTo(1400);
         assertThat(view.path("saga").path("status").asText()).isEqualTo("COMPLETED");
         assertThat(view.path("saga").path("version").asInt()).isPositive();
-        assertThat(view.path("history").findValuesAsText("reason")).contains("started", "completed");
+        assertThat(view.path("history").findValuesAsText("code")).contains("started", "completed");
         assertThat(view.path("history").findValuesAsText("step")).contains("RESERVE_STOCK", "CHARGE_PAYMENT");
         JsonNode inventory = view.path("participants").path("inventory");
         JsonNode payment = view.path("participants").path("payment");
@@ -139,7 +139,7 @@ class AdminSagasIT extends GameDayLifecycle {
         assertThat(audit.path("action").asText()).isEqualTo("retry");
         assertThat(audit.path("reason").asText()).isEqualTo("inventory is back");
         assertThat(audit.path("outcome").asText()).isEqualTo("APPLIED");
-        assertThat(Invariants.reasons(product, id)).contains("retried by an operator")
+        assertThat(Invariants.reasons(product, id)).contains("operator_retry")
                 .noneMatch(reason -> reason.contains("inventory is back"));
         // And an ended saga cannot be retried: 409 with its state
         HttpResponse<String> again = admin().post("/admin/sagas/" + id + "/retry", "{}");

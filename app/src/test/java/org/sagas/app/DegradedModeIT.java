@@ -197,8 +197,11 @@ class DegradedModeIT extends GameDayLifecycle {
     @Test
     @Order(5)
     void shouldRefuseNewOrdersWith503AndStoreNothingWhenThePendingCapIsReached() {
-        // Given a pending cap of 3, reached while inventory is down
-        product.ensure(GameDay.realisticWith("SAGA_PENDING_CAP", "3"));
+        // Given a pending cap 3 above what earlier tests left pending, reached while inventory is down
+        product.ensure(GameDay.REALISTIC);
+        long left = GameDay.pendingOrders(product);
+        int cap = (int) left + 3;
+        product.ensure(GameDay.realisticWith("SAGA_PENDING_CAP", Integer.toString(cap)));
         String sku = sku();
         product.stock(sku, 10);
         product.inventoryFaults(INVENTORY_DOWN);
@@ -209,7 +212,7 @@ class DegradedModeIT extends GameDayLifecycle {
         assertThat(pending).allSatisfy(a -> assertThat(a.orderStatus()).as("%s", a).isEqualTo("PENDING_CONFIRMATION"));
         // The admission reads the pending count from a gauge refreshed every 500 ms
         await("pending gauge at the cap").atMost(Duration.ofSeconds(5)).until(
-                () -> product.metrics().value("saga_orders", "status", "PENDING_CONFIRMATION") >= 3);
+                () -> product.metrics().value("saga_orders", "status", "PENDING_CONFIRMATION") >= cap);
         long storedBefore = GameDay.storedOrders(product);
 
         // When one more order comes
@@ -230,7 +233,7 @@ class DegradedModeIT extends GameDayLifecycle {
         List<UUID> ids = new ArrayList<>(Submissions.ids(pending));
         Invariants.awaitSettled(product, ids, SETTLE);
         await("pending gauge below the cap").atMost(Duration.ofSeconds(5)).until(
-                () -> product.metrics().value("saga_orders", "status", "PENDING_CONFIRMATION") < 3);
+                () -> product.metrics().value("saga_orders", "status", "PENDING_CONFIRMATION") < cap);
 
         // Then the refused client's retry, same key and body, is a new order like any other
         var retry = product.submitWithinApiBudget(refused.key(), body);

@@ -71,6 +71,12 @@ final class GameDay {
                 .mapTo(Long.class).one());
     }
 
+    /** Orders pending confirmation now (earlier tests of a class may leave some, e.g. incidents). */
+    static long pendingOrders(TestProduct product) {
+        return product.product().node().jdbi.withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM orders WHERE status = 'PENDING_CONFIRMATION'").mapTo(Long.class).one());
+    }
+
     /** Whether an idempotency key was stored. */
     static boolean keyStored(TestProduct product, String key) {
         return product.product().node().jdbi.withHandle(h -> h.createQuery(

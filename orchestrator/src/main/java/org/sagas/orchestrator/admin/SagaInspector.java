@@ -28,7 +28,8 @@ final class SagaInspector {
     record Incident(String cause, String detail, Instant at) {}
 
     /** One transition, as the engine wrote it. */
-    record Step(long id, Instant at, String status, String step, String label, String reason) {}
+    /** One transition: its stable code (what customers see) and its full reason (for operators). */
+    record Step(long id, Instant at, String status, String step, String label, String code, String reason) {}
 
     /** An outbox row of the order still to be published (or dead-lettered). */
     record OutboxRow(long id, String topic, String messageType, UUID messageId, Instant createdAt, String error) {}
@@ -89,10 +90,11 @@ final class SagaInspector {
     }
 
     private static List<Step> history(Handle h, UUID id) {
-        return h.createQuery("SELECT id, at, status, step, label, reason FROM saga_history WHERE saga_id = :id"
+        return h.createQuery("SELECT id, at, status, step, label, reason_code, reason FROM saga_history"
+                        + " WHERE saga_id = :id"
                         + " ORDER BY id").bind("id", id)
                 .map((rs, ctx) -> new Step(rs.getLong("id"), instant(rs, "at"), rs.getString("status"),
-                        rs.getString("step"), rs.getString("label"), rs.getString("reason")))
+                        rs.getString("step"), rs.getString("label"), rs.getString("reason_code"), rs.getString("reason")))
                 .list();
     }
 
