@@ -10,6 +10,8 @@ import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
+import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
+import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.OutgoingMessage;
 import org.sagas.orchestrator.saga.SagaDefinition;
@@ -107,10 +109,17 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
 
     @Override
     public void onTransition(Handle handle, SagaInstance<OrderData> after, String reason) {
-        if (after.version() == 0) {
-            return; // the order row was inserted with this status in the same transaction
+        OrderStatus status = OrderStatus.valueOf(after.label());
+        // Version 0: the order row was inserted with this status in the same transaction.
+        boolean changed = after.version() == 0 || OrderStore.updateStatus(handle, after.id(), status);
+        if (changed) {
+            // Every status change is an event, in the transition's transaction (DESIGN.md 9, docs/events.md).
+            OrderData o = after.data();
+            OutboxWriter.append(handle, List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
+                    OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(),
+                            status.name(), reason, o.totalCents(), o.currency(), after.version(),
+                            java.time.Instant.now()))), after.id().toString());
         }
-        OrderStore.updateStatus(handle, after.id(), OrderStatus.valueOf(after.label()));
     }
 
     private static OutgoingMessage notice(OrderData o, String kind, String message) {
