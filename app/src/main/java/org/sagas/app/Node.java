@@ -132,7 +132,8 @@ final class Node implements AutoCloseable {
         try {
             var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
-                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty())).toList();
+                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(Topics.compacted(t)
+                            ? Map.of("cleanup.policy", "compact") : Map.of())).toList();
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
             }

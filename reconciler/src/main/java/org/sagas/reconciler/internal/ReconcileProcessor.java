@@ -1,0 +1,114 @@
+package org.sagas.reconciler.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.reconciler.Finding;
+import org.sagas.reconciler.ReconcilerConfig;
+
+/**
+ * The reconciliation over all inputs, keyed by order: drops redelivered messages (by message id, in
+ * a windowed store), applies each fact to the order's {@link OrderLedger}, lets the
+ * {@link Evaluator} decide, and forwards the findings it opens or resolves. Suspicions fall due
+ * on wall-clock time: a punctuator re-evaluates the orders whose next due time passed (kept in a
+ * store ordered by time), so a finding opens even when no further record arrives for its order.
+ */
+public final class ReconcileProcessor implements Processor<String, Observation, String, Finding> {
+    public static final String LEDGERS = "order-ledger";
+    public static final String TIMERS = "due-checks";
+    public static final String SEEN = "seen-message-ids";
+    public static final String FINDING_TYPE = "ReconciliationFinding";
+
+    private final ReconcilerConfig config;
+    private final Evaluator evaluator;
+    private ProcessorContext<String, Finding> context;
+    private KeyValueStore<String, OrderLedger> ledgers;
+    private KeyValueStore<String, String> timers;
+    private WindowStore<String, Long> seen;
+
+    public ReconcileProcessor(ReconcilerConfig config) {
+        this.config = config;
+        this.evaluator = new Evaluator(config);
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Finding> context) {
+        this.context = context;
+        this.ledgers = context.getStateStore(LEDGERS);
+        this.timers = context.getStateStore(TIMERS);
+        this.seen = context.getStateStore(SEEN);
+        context.schedule(config.checkInterval(), PunctuationType.WALL_CLOCK_TIME, this::checkDue);
+    }
+
+    @Override
+    public void process(Record<String, Observation> record) {
+        Observation o = record.value();
+        if (o.messageId() != null && seenBefore(o.messageId(), record.timestamp())) {
+            return; // the relay delivers at least once: a message seen before has had its effect
+        }
+        long now = context.currentSystemTimeMs();
+        OrderLedger ledger = ledgers.get(o.orderId());
+        if (ledger == null) {
+            ledger = new OrderLedger(o.orderId());
+        }
+        ledger.apply(o, now);
+        settle(ledger, now);
+    }
+
+    private boolean seenBefore(String messageId, long timestamp) {
+        long window = config.dedupWindow().toMillis();
+        try (WindowStoreIterator<Long> earlier = seen.fetch(messageId, Instant.ofEpochMilli(Math.max(0, timestamp
+                - window)), Instant.ofEpochMilli(timestamp + window))) {
+            if (earlier.hasNext()) {
+                return true;
+            }
+        }
+        seen.put(messageId, timestamp, timestamp);
+        return false;
+    }
+
+    /** Evaluates the order at {@code now}, stores it, books its next check, forwards its findings. */
+    private void settle(OrderLedger ledger, long now) {
+        List<Finding> findings = evaluator.step(ledger, now);
+        ledgers.put(ledger.orderId, ledger);
+        evaluator.nextDue(ledger).ifPresent(due -> timers.put(timerKey(due, ledger.orderId), ledger.orderId));
+        for (Finding f : findings) {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(Topics.MESSAGE_ID, f.messageId().toString().getBytes(StandardCharsets.UTF_8));
+            headers.add(Topics.MESSAGE_TYPE, FINDING_TYPE.getBytes(StandardCharsets.UTF_8));
+            headers.add(Topics.CORRELATION_ID, f.orderId().getBytes(StandardCharsets.UTF_8));
+            context.forward(new Record<>(f.orderId(), f, now, headers));
+        }
+    }
+
+    private void checkDue(long now) {
+        List<KeyValue<String, String>> due = new ArrayList<>();
+        try (KeyValueIterator<String, String> it = timers.range(timerKey(0, ""), String.format("%013d~", now))) {
+            it.forEachRemaining(due::add);
+        }
+        for (KeyValue<String, String> timer : due) {
+            timers.delete(timer.key);
+            OrderLedger ledger = ledgers.get(timer.value);
+            if (ledger != null) {
+                settle(ledger, now);
+            }
+        }
+    }
+
+    /** Sorts by due time as text: 13 digits of epoch milliseconds, then the order. */
+    private static String timerKey(long dueAt, String orderId) {
+        return String.format("%013d:%s", dueAt, orderId);
+    }
+}
