@@ -141,6 +141,7 @@ final class Product implements AutoCloseable {
         if (roles.contains("reconciler")) {
             started.push(new PaymentReconciler(new OrderStore(node.jdbi), node.engine, node.paymentClient(), Duration.ofSeconds(5))
                     .start());
+            started.push(ReconcilerRole.start(node, ReconcilerSettings.from(s)));
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,

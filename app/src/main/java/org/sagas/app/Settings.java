@@ -55,6 +55,16 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         v("SAGA_DEGRADED_MODE", "true", "park orders as PENDING_CONFIRMATION when inventory is unavailable");
         v("SAGA_SHEDDING", "true", "load shedding by X-Priority, passed deadlines, pending cap");
         v("SAGA_INVENTORY_LAYERS", "breaker,bulkhead,retries", "resilience layers around inventory (timeout always)");
+        // Read by ReconcilerSettings (role reconciler).
+        v("SAGA_RECONCILER_GRACE_MS", "30000",
+                "how long a discrepancy about a known order must last before it is a finding");
+        v("SAGA_RECONCILER_UNKNOWN_ORDER_GRACE_MS", "120000",
+                "the same for a ledger entry whose order the reconciler has never seen");
+        v("SAGA_RECONCILER_REPLY_WINDOW_MS", "120000", "a charge command without payment reply for this long is a finding");
+        v("SAGA_RECONCILER_PULL_INTERVAL_MS", "1000", "how often the participants' ledger feeds are read");
+        v("SAGA_RECONCILER_STANDBY_REPLICAS", "1", "warm copies of each reconciler task's state on other instances");
+        v("SAGA_RECONCILER_STATE_DIR", "",
+                "the reconciler's local state (RocksDB); unset = <data dir>/reconciler or a temp dir");
         // Read by ResilienceConfig.fromEnvironment; listed here for --help and the compose check.
         for (String dep : new String[] {"SAGA_INVENTORY", "SAGA_PAYMENT"}) {
             v(dep + "_TIMEOUT_MS", "", "timeout per attempt (inventory 300, payment 2000)");
