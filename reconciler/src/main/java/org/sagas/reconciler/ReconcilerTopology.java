@@ -31,7 +31,7 @@ public final class ReconcilerTopology {
         StreamsBuilder builder = new StreamsBuilder();
         JsonSerde<Observation> observations = new JsonSerde<>(Observation.class);
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.LEDGERS),
-                Serdes.String(), new JsonSerde<>(OrderLedger.class)));
+                Serdes.String(), new JsonSerde<>(OrderLedger.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.TIMERS),
                 Serdes.String(), Serdes.String()));
         builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(ReconcileProcessor.SEEN,

@@ -101,6 +101,28 @@ class ReconcilerTopologyTest {
         });
     }
 
+    @Test
+    void shouldMeasureTheGraceInRecordTimeWhileABacklogIsWorkedOffSoThatLateEvidenceStillCounts() {
+        // Given a backlog ten minutes old, worked off slowly: an order confirmed, then for longer than
+        // the grace (wall clock) other orders' records, written a tenth of a second apart
+        Duration behind = Duration.ofMinutes(10);
+        t.replaying(behind);
+        UUID order = UUID.randomUUID();
+        t.status(order, "CONFIRMED", 3, 500);
+        for (int i = 0; i < TopologyFixture.GRACE.toSeconds() + 5; i++) {
+            t.advance(SECOND);
+            behind = behind.plus(SECOND).minusMillis(100);
+            t.replaying(behind);
+            t.status(UUID.randomUUID(), "AWAITING_PAYMENT", 1, 100);
+        }
+        // When its capture, published right after it, is finally reached
+        t.charge(order.toString(), order + ":charge", 500, "CAPTURED");
+        t.replaying(Duration.ZERO);
+        t.advance(TopologyFixture.GRACE.plus(SECOND.multipliedBy(3)));
+        // Then no finding: by the records' own time the capture came within the grace
+        assertThat(t.findings()).isEmpty();
+    }
+
     // ---- CONFIRMED_NOT_CHARGED ------------------------------------------------------------------
 
     @Test

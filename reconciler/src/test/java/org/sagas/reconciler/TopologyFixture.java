@@ -37,6 +37,7 @@ final class TopologyFixture implements AutoCloseable {
     private static final Instant START = Instant.parse("2026-12-01T10:00:00Z");
     private long seq = 100;
     private Instant clock = START;
+    private Duration behind = Duration.ZERO;
 
     TopologyFixture() {
         Properties props = new Properties();
@@ -131,7 +132,12 @@ final class TopologyFixture implements AutoCloseable {
 
     /** Records carry the driver's wall-clock time, as the relay stamps them when it publishes. */
     private Instant now() {
-        return clock;
+        return clock.minus(behind);
+    }
+
+    /** From now on, records carry timestamps {@code behind} the wall clock: a backlog being replayed. */
+    void replaying(Duration behind) {
+        this.behind = behind;
     }
 
     private static byte[] bytes(ObjectNode body) {

@@ -28,11 +28,17 @@ public final class Evaluator {
     /** A discrepancy that holds now, and how long it must last to become a finding. */
     record Condition(FindingKind kind, String subject, String detail, long delayMillis, String repairKey) {}
 
-    /**
-     * Moves {@code ledger}'s suspicions and findings on to {@code now}; returns the findings to
-     * publish (opened or resolved), in a stable order.
-     */
+    /** As {@link #step(OrderLedger, long, long)} with a discrepancy first seen at {@code now}. */
     public List<Finding> step(OrderLedger ledger, long now) {
+        return step(ledger, now, now);
+    }
+
+    /**
+     * Moves {@code ledger}'s suspicions and findings on to {@code now}; a discrepancy not seen
+     * before counts from {@code observedAt} (the time of the fact that revealed it). Returns the
+     * findings to publish (opened or resolved), in a stable order.
+     */
+    public List<Finding> step(OrderLedger ledger, long observedAt, long now) {
         Map<String, Condition> holding = new LinkedHashMap<>();
         for (Condition c : conditions(ledger)) {
             holding.put(Finding.idOf(c.kind(), ledger.orderId, c.subject()).toString(), c);
@@ -45,7 +51,7 @@ public final class Evaluator {
                 continue;
             }
             OrderLedger.Suspicion s = ledger.suspicions.computeIfAbsent(id,
-                    k -> new OrderLedger.Suspicion(now, now + c.delayMillis()));
+                    k -> new OrderLedger.Suspicion(observedAt, observedAt + c.delayMillis()));
             if (now >= s.dueAt()) {
                 ledger.suspicions.remove(id);
                 OrderLedger.Opened opened = new OrderLedger.Opened(c.kind().name(), c.subject(), c.detail(),

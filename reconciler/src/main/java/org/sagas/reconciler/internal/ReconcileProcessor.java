@@ -37,6 +37,8 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     private KeyValueStore<String, OrderLedger> ledgers;
     private KeyValueStore<String, String> timers;
     private WindowStore<String, Long> seen;
+    /** Wall-clock time the last record was processed. */
+    private long lastRecordAt;
 
     public ReconcileProcessor(ReconcilerConfig config) {
         this.config = config;
@@ -58,13 +60,26 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         if (o.messageId() != null && seenBefore(o.messageId(), record.timestamp())) {
             return; // the relay delivers at least once: a message seen before has had its effect
         }
-        long now = context.currentSystemTimeMs();
+        lastRecordAt = context.currentSystemTimeMs();
         OrderLedger ledger = ledgers.get(o.orderId());
         if (ledger == null) {
             ledger = new OrderLedger(o.orderId());
         }
-        ledger.apply(o, now);
-        settle(ledger, now);
+        ledger.apply(o, record.timestamp());
+        settle(ledger, record.timestamp(), now());
+    }
+
+    /**
+     * The time suspicions are measured against. While records flow, it is stream time (the
+     * records' own timestamps): a backlog being worked off — a restart, a replay — then waits for
+     * the evidence that was published alongside, instead of seeing every capture "late". Once the
+     * inputs are quiet (nothing for twice the check interval), it is the wall clock, so a finding
+     * opens even when no further record arrives.
+     */
+    private long now() {
+        long wall = context.currentSystemTimeMs();
+        boolean quiet = wall - lastRecordAt >= 2 * config.checkInterval().toMillis();
+        return quiet ? wall : Math.min(wall, Math.max(context.currentStreamTimeMs(), 0));
     }
 
     private boolean seenBefore(String messageId, long timestamp) {
@@ -79,9 +94,12 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         return false;
     }
 
-    /** Evaluates the order at {@code now}, stores it, books its next check, forwards its findings. */
-    private void settle(OrderLedger ledger, long now) {
-        List<Finding> findings = evaluator.step(ledger, now);
+    /**
+     * Evaluates the order at {@code now} (a discrepancy first seen now counts from
+     * {@code observedAt}), stores it, books its next check, forwards its findings.
+     */
+    private void settle(OrderLedger ledger, long observedAt, long now) {
+        List<Finding> findings = evaluator.step(ledger, observedAt, now);
         ledgers.put(ledger.orderId, ledger);
         evaluator.nextDue(ledger).ifPresent(due -> timers.put(timerKey(due, ledger.orderId), ledger.orderId));
         for (Finding f : findings) {
@@ -93,7 +111,8 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         }
     }
 
-    private void checkDue(long now) {
+    private void checkDue(long wallClock) {
+        long now = now();
         List<KeyValue<String, String>> due = new ArrayList<>();
         try (KeyValueIterator<String, String> it = timers.range(timerKey(0, ""), String.format("%013d~", now))) {
             it.forEachRemaining(due::add);
@@ -102,7 +121,7 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
             timers.delete(timer.key);
             OrderLedger ledger = ledgers.get(timer.value);
             if (ledger != null) {
-                settle(ledger, now);
+                settle(ledger, now, now);
             }
         }
     }
