@@ -17,7 +17,7 @@ public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
-            "--provider-latency-ms");
+            "--provider-latency-ms", "--events");
 
     private Main() {}
 
@@ -117,6 +117,8 @@ public final class Main {
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
+        out.println("  bench reconcile     the reconciliation topology over N replayed order events, 1 % discrepant");
+        out.println("                      [--events N] (default 1000000)");
         out.println();
         out.println("options:");
         out.println("  --data-dir DIR      keep embedded data here between runs (default: a fresh temp dir)");

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Copies the participants' ledgers into Kafka: pages of {@code GET /charges?since=} and
  * {@code GET /reservations?since=} (what a real provider's listing API would give) go to the
- * compacted topics {@code ledger.charges} and {@code ledger.reservations}, keyed by entry. The
+ * compacted topics {@code ledger.charges} and {@code ledger.reservations}, keyed by entry (so that
+ * compaction keeps every entry's last state) and partitioned by order ({@link LedgerPartitioning}). The
  * position in each feed is kept in {@code reconciler_feed_position} and moved only after Kafka
  * acknowledged the page, so a restart skips nothing; a page sent again after a crash carries the
  * same entries with the same cursors (and message ids), which the topology counts once.
@@ -136,12 +137,14 @@ public final class LedgerPuller implements AutoCloseable {
             if (key == null || cursor == null) {
                 throw new PullFailed(feed.path + " listed an entry without " + feed.keyField + " or cursor");
             }
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(feed.topic, key,
+            String orderId = item.path("orderId").asText("");
+            ProducerRecord<String, byte[]> record = new ProducerRecord<>(feed.topic,
+                    LedgerPartitioning.partition(orderId, producer.partitionsFor(feed.topic).size()), key,
                     Json.write(item).getBytes(StandardCharsets.UTF_8));
             UUID messageId = UUID.nameUUIDFromBytes((feed.path + "|" + cursor).getBytes(StandardCharsets.UTF_8));
             record.headers().add(Topics.MESSAGE_ID, messageId.toString().getBytes(StandardCharsets.UTF_8));
             record.headers().add(Topics.MESSAGE_TYPE, feed.messageType.getBytes(StandardCharsets.UTF_8));
-            record.headers().add(Topics.CORRELATION_ID, item.path("orderId").asText("").getBytes(StandardCharsets.UTF_8));
+            record.headers().add(Topics.CORRELATION_ID, orderId.getBytes(StandardCharsets.UTF_8));
             sent.add(producer.send(record));
             last = cursor;
         }

@@ -39,6 +39,11 @@ public final class ReconcilerStreams implements AutoCloseable {
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, -1); // the broker's default
         p.put("processing.exception.handler.global.enabled", true);
+        // An order's facts come from five topics; a task whose input partition has nothing buffered
+        // waits up to this long before going on without it, so the facts meet in timestamp order
+        // (a capture is not taken for one of an unknown order because its order's events were slower
+        // to fetch). A reconciler can afford the delay: its grace periods are tens of seconds.
+        p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 1_000L);
         // A dead instance's partitions move on after this, not after the 45 s default.
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);

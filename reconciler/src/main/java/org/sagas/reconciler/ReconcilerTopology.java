@@ -8,7 +8,6 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.Stores;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.reconciler.internal.JsonSerde;
@@ -19,8 +18,8 @@ import org.sagas.reconciler.internal.Sources;
 
 /**
  * The reconciliation topology: {@code orders.events}, {@code payments.commands},
- * {@code payments.events} (keyed by order) and the two ledger feeds (keyed by entry, re-keyed by
- * order through a repartition topic) meet in one processor with three stores — each order's
+ * {@code payments.events} (keyed by order) and the two ledger feeds (keyed by entry, partitioned by
+ * order) meet in one processor with three stores — each order's
  * ledger, the due checks ordered by time, and the message ids seen in a window — and its findings
  * go to {@code reconciliation.findings}, keyed by order.
  */
@@ -29,7 +28,6 @@ public final class ReconcilerTopology {
 
     public static Topology build(ReconcilerConfig config) {
         StreamsBuilder builder = new StreamsBuilder();
-        JsonSerde<Observation> observations = new JsonSerde<>(Observation.class);
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.LEDGERS),
                 Serdes.String(), new JsonSerde<>(OrderLedger.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.TIMERS),
@@ -40,10 +38,10 @@ public final class ReconcilerTopology {
         KStream<String, Observation> orders = source(builder, Topics.ORDERS_EVENTS);
         KStream<String, Observation> commands = source(builder, Topics.PAYMENTS_COMMANDS);
         KStream<String, Observation> replies = source(builder, Topics.PAYMENTS_EVENTS);
+        // Keyed by entry but partitioned by order (LedgerPuller): co-partitioned with the order's other
+        // topics, so all of an order's facts meet in one task, read in timestamp order, without a repartition hop.
         KStream<String, Observation> ledger = source(builder, Topics.LEDGER_CHARGES)
-                .merge(source(builder, Topics.LEDGER_RESERVATIONS), Named.as("ledger-entries"))
-                .selectKey((entryKey, o) -> o.orderId(), Named.as("ledger-by-order-key"))
-                .repartition(Repartitioned.with(Serdes.String(), observations).withName("ledger-by-order"));
+                .merge(source(builder, Topics.LEDGER_RESERVATIONS), Named.as("ledger-entries"));
         orders.merge(commands, Named.as("orders-and-commands"))
                 .merge(replies, Named.as("with-replies"))
                 .merge(ledger, Named.as("with-ledger"))

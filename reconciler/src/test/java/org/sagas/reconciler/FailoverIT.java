@@ -106,7 +106,8 @@ class FailoverIT {
         String key = order + ":charge";
         String value = Json.write(Map.of("idempotencyKey", key, "orderId", order, "amountCents", 100 + i,
                 "currency", "EUR", "status", "CAPTURED", "cursor", "5." + i));
-        ProducerRecord<String, String> record = new ProducerRecord<>(Topics.LEDGER_CHARGES, key, value);
+        ProducerRecord<String, String> record = new ProducerRecord<>(Topics.LEDGER_CHARGES,
+                LedgerPartitioning.partition(order, 4), key, value);
         record.headers().add(Topics.MESSAGE_TYPE, "ChargeChanged".getBytes(StandardCharsets.UTF_8));
         producer.send(record);
         return order;

@@ -37,7 +37,7 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     private KeyValueStore<String, OrderLedger> ledgers;
     private KeyValueStore<String, String> timers;
     private WindowStore<String, Long> seen;
-    /** Wall-clock time the last record was processed. */
+    /** Wall-clock time this task last processed a record (or started). */
     private long lastRecordAt;
 
     public ReconcileProcessor(ReconcilerConfig config) {
@@ -51,6 +51,7 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         this.ledgers = context.getStateStore(LEDGERS);
         this.timers = context.getStateStore(TIMERS);
         this.seen = context.getStateStore(SEEN);
+        this.lastRecordAt = context.currentSystemTimeMs();
         context.schedule(config.checkInterval(), PunctuationType.WALL_CLOCK_TIME, this::checkDue);
     }
 
@@ -70,16 +71,20 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     }
 
     /**
-     * The time suspicions are measured against. While records flow, it is stream time (the
-     * records' own timestamps): a backlog being worked off — a restart, a replay — then waits for
-     * the evidence that was published alongside, instead of seeing every capture "late". Once the
-     * inputs are quiet (nothing for twice the check interval), it is the wall clock, so a finding
-     * opens even when no further record arrives.
+     * The time suspicions are measured against: stream time (the records' own timestamps), carried
+     * forward by the wall-clock time that passed since this task's last record. While records flow
+     * it is stream time, so a backlog being worked off (a restart, a replay, a slow machine) waits
+     * for the evidence published alongside instead of seeing every capture "late"; when the inputs
+     * are quiet it moves on with the wall clock, so a finding opens even when no further record
+     * arrives. A stall of the task moves it by the stall's length only, never to "now" at once.
      */
     private long now() {
         long wall = context.currentSystemTimeMs();
-        boolean quiet = wall - lastRecordAt >= 2 * config.checkInterval().toMillis();
-        return quiet ? wall : Math.min(wall, Math.max(context.currentStreamTimeMs(), 0));
+        long streamTime = context.currentStreamTimeMs();
+        if (streamTime < 0) {
+            return wall; // nothing processed yet, so nothing suspected yet
+        }
+        return Math.min(wall, streamTime + Math.max(0, wall - lastRecordAt));
     }
 
     private boolean seenBefore(String messageId, long timestamp) {
