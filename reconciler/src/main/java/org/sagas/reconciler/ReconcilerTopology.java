@@ -31,7 +31,7 @@ public final class ReconcilerTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.LEDGERS),
                 Serdes.String(), new JsonSerde<>(OrderLedger.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.TIMERS),
-                Serdes.String(), Serdes.String()));
+                Serdes.String(), Serdes.String()).withCachingEnabled());
         builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(ReconcileProcessor.SEEN,
                 config.dedupWindow(), Duration.ofMillis(1), false), Serdes.String(), Serdes.Long()));
 

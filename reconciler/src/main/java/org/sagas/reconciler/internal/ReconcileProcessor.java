@@ -104,9 +104,14 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
      * {@code observedAt}), stores it, books its next check, forwards its findings.
      */
     private void settle(OrderLedger ledger, long observedAt, long now) {
+        java.util.OptionalLong booked = evaluator.nextDue(ledger);
         List<Finding> findings = evaluator.step(ledger, observedAt, now);
         ledgers.put(ledger.orderId, ledger);
-        evaluator.nextDue(ledger).ifPresent(due -> timers.put(timerKey(due, ledger.orderId), ledger.orderId));
+        java.util.OptionalLong due = evaluator.nextDue(ledger);
+        // A check already booked for that time stays booked (one store write fewer per record).
+        if (due.isPresent() && (!booked.equals(due) || observedAt == now)) {
+            timers.put(timerKey(due.getAsLong(), ledger.orderId), ledger.orderId);
+        }
         for (Finding f : findings) {
             RecordHeaders headers = new RecordHeaders();
             headers.add(Topics.MESSAGE_ID, f.messageId().toString().getBytes(StandardCharsets.UTF_8));
