@@ -123,6 +123,28 @@ class ReconcilerTopologyTest {
         assertThat(t.findings()).isEmpty();
     }
 
+    @Test
+    void shouldWaitForTheSlowestInputBeforeTakingACaptureForOneOfAnUnknownOrder() {
+        // Given a backlog ten minutes old: order events read up to a point, and a capture whose
+        // order's events have not been fetched yet
+        t.replaying(Duration.ofMinutes(10));
+        t.status(UUID.randomUUID(), "AWAITING_PAYMENT", 1, 100);
+        UUID order = UUID.randomUUID();
+        t.charge(order.toString(), order + ":charge", 900, "CAPTURED");
+        // When the ledger topic is read further than the unknown-order grace, while order events stall
+        for (int i = 1; i <= 15; i++) {
+            t.replaying(Duration.ofMinutes(10).minusSeconds(10L * i));
+            t.reservation(UUID.randomUUID().toString(), "other-" + i, "RELEASED");
+        }
+        t.replaying(Duration.ZERO);
+        t.advance(SECOND.multipliedBy(2));
+        // And the order's events come at last
+        t.status(order, "CONFIRMED", 3, 900);
+        t.advance(TopologyFixture.UNKNOWN_GRACE);
+        // Then no finding: the order events' own clock never reached the capture's grace
+        assertThat(t.findings()).isEmpty();
+    }
+
     // ---- CONFIRMED_NOT_CHARGED ------------------------------------------------------------------
 
     @Test

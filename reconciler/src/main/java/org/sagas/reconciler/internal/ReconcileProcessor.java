@@ -37,8 +37,9 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     private KeyValueStore<String, OrderLedger> ledgers;
     private KeyValueStore<String, String> timers;
     private WindowStore<String, Long> seen;
-    /** Wall-clock time this task last processed a record (or started). */
-    private long lastRecordAt;
+    /** Per input topic: the latest record timestamp seen in this task, and the wall-clock time it came. */
+    private final java.util.Map<String, long[]> inputClocks = new java.util.HashMap<>();
+    private long startedAt;
 
     public ReconcileProcessor(ReconcilerConfig config) {
         this.config = config;
@@ -51,7 +52,7 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         this.ledgers = context.getStateStore(LEDGERS);
         this.timers = context.getStateStore(TIMERS);
         this.seen = context.getStateStore(SEEN);
-        this.lastRecordAt = context.currentSystemTimeMs();
+        this.startedAt = context.currentSystemTimeMs();
         context.schedule(config.checkInterval(), PunctuationType.WALL_CLOCK_TIME, this::checkDue);
     }
 
@@ -61,7 +62,7 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         if (o.messageId() != null && seenBefore(o.messageId(), record.timestamp())) {
             return; // the relay delivers at least once: a message seen before has had its effect
         }
-        lastRecordAt = context.currentSystemTimeMs();
+        tick(record.timestamp());
         OrderLedger ledger = ledgers.get(o.orderId());
         if (ledger == null) {
             ledger = new OrderLedger(o.orderId());
@@ -71,20 +72,34 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     }
 
     /**
-     * The time suspicions are measured against: stream time (the records' own timestamps), carried
-     * forward by the wall-clock time that passed since this task's last record. While records flow
-     * it is stream time, so a backlog being worked off (a restart, a replay, a slow machine) waits
-     * for the evidence published alongside instead of seeing every capture "late"; when the inputs
-     * are quiet it moves on with the wall clock, so a finding opens even when no further record
-     * arrives. A stall of the task moves it by the stall's length only, never to "now" at once.
+     * The time suspicions are measured against: the input that is furthest behind decides. Each
+     * input topic's clock is the timestamp of its last record here, carried forward by the
+     * wall-clock time since that record arrived; the processor's clock is the earliest of them (and
+     * never ahead of the wall clock). So while a backlog is worked off — a restart, a replay, one
+     * topic fetched more slowly than another — a discrepancy is not taken for one before every input
+     * had the chance to bring the evidence written alongside it; when the inputs are quiet, every
+     * clock moves on with the wall clock and findings open without further traffic. Before any
+     * record arrived in this task's life, stream time (restored from the last commit) carried
+     * forward since the task started stands in.
      */
     private long now() {
         long wall = context.currentSystemTimeMs();
-        long streamTime = context.currentStreamTimeMs();
-        if (streamTime < 0) {
-            return wall; // nothing processed yet, so nothing suspected yet
+        if (inputClocks.isEmpty()) {
+            long streamTime = context.currentStreamTimeMs();
+            return streamTime < 0 ? wall : Math.min(wall, streamTime + Math.max(0, wall - startedAt));
         }
-        return Math.min(wall, streamTime + Math.max(0, wall - lastRecordAt));
+        long earliest = Long.MAX_VALUE;
+        for (long[] clock : inputClocks.values()) {
+            earliest = Math.min(earliest, clock[0] + Math.max(0, wall - clock[1]));
+        }
+        return Math.min(wall, earliest);
+    }
+
+    private void tick(long recordTimestamp) {
+        String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+        long[] clock = inputClocks.computeIfAbsent(topic, t -> new long[2]);
+        clock[0] = Math.max(clock[0], recordTimestamp);
+        clock[1] = context.currentSystemTimeMs();
     }
 
     private boolean seenBefore(String messageId, long timestamp) {
