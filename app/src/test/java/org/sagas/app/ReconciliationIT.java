@@ -78,6 +78,9 @@ class ReconciliationIT {
         assertThat(finding.get("detail").asText()).contains("refund seen");
         assertThat(ledgerStatus(key)).isEqualTo("REFUNDED");
         assertRepairedOnce(order, "RefundCharge", refunds(key));
+        // And it counts in saga_reconciliation_findings{kind,state}
+        await().atMost(Duration.ofSeconds(20)).until(() -> product.metrics().value("saga_reconciliation_findings",
+                "kind", "CHARGED_NOT_CONFIRMED", "state", "RESOLVED") >= 1);
     }
 
     @Test

@@ -25,7 +25,9 @@ public final class ReconcilerStreams implements AutoCloseable {
     private final KafkaStreams streams;
 
     public ReconcilerStreams(ReconcilerConfig config, Properties properties) {
-        this.streams = new KafkaStreams(ReconcilerTopology.build(config), properties);
+        StreamsInputLag lag = new StreamsInputLag(config.checkInterval().toMillis());
+        this.streams = new KafkaStreams(ReconcilerTopology.build(config, lag), properties);
+        lag.of(streams);
     }
 
     /** The Streams settings of an instance; {@code stateDir} must be its own (one per instance). */

@@ -10,6 +10,7 @@ import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.Stores;
 import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.reconciler.internal.InputLag;
 import org.sagas.reconciler.internal.JsonSerde;
 import org.sagas.reconciler.internal.Observation;
 import org.sagas.reconciler.internal.OrderLedger;
@@ -26,7 +27,13 @@ import org.sagas.reconciler.internal.Sources;
 public final class ReconcilerTopology {
     private ReconcilerTopology() {}
 
+    /** The topology driven by hand (tests): every input counts as caught up. */
     public static Topology build(ReconcilerConfig config) {
+        return build(config, InputLag.NONE);
+    }
+
+    /** The topology, its clocks waiting on inputs that {@code inputLag} reports behind. */
+    public static Topology build(ReconcilerConfig config, InputLag inputLag) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.LEDGERS),
                 Serdes.String(), new JsonSerde<>(OrderLedger.class)).withCachingEnabled());
@@ -45,7 +52,7 @@ public final class ReconcilerTopology {
         orders.merge(commands, Named.as("orders-and-commands"))
                 .merge(replies, Named.as("with-replies"))
                 .merge(ledger, Named.as("with-ledger"))
-                .process(() -> new ReconcileProcessor(config), Named.as("reconcile"), ReconcileProcessor.LEDGERS,
+                .process(() -> new ReconcileProcessor(config, inputLag), Named.as("reconcile"), ReconcileProcessor.LEDGERS,
                         ReconcileProcessor.TIMERS, ReconcileProcessor.SEEN)
                 .to(Topics.RECONCILIATION_FINDINGS, Produced.with(Serdes.String(), new JsonSerde<>(Finding.class))
                         .withName("findings"));

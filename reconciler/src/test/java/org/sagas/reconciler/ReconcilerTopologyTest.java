@@ -145,6 +145,22 @@ class ReconcilerTopologyTest {
         assertThat(t.findings()).isEmpty();
     }
 
+    @Test
+    void shouldHoldSuspicionsWhileAnInputIsStillBehindOnTheBroker() {
+        // Given a cancelled order's capture, while the ledger's partition still has records to fetch
+        UUID order = UUID.randomUUID();
+        t.status(order, "CANCELLED", 2, 100);
+        t.charge(order.toString(), order + ":charge", 100, "CAPTURED");
+        t.lags.put(Topics.LEDGER_CHARGES, 500L);
+        // When far more than the grace passes on the wall clock, nothing (the refund may be in those records)
+        t.advance(TopologyFixture.GRACE.multipliedBy(3));
+        assertThat(t.findings()).isEmpty();
+        // Then once the ledger is caught up, the clock moves on and the finding opens
+        t.lags.put(Topics.LEDGER_CHARGES, 0L);
+        t.advance(SECOND.multipliedBy(2));
+        assertThat(t.findings()).singleElement().extracting(Finding::kind).isEqualTo(FindingKind.CHARGED_NOT_CONFIRMED);
+    }
+
     // ---- CONFIRMED_NOT_CHARGED ------------------------------------------------------------------
 
     @Test

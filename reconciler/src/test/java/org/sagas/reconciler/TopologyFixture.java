@@ -38,6 +38,8 @@ final class TopologyFixture implements AutoCloseable {
     private long seq = 100;
     private Instant clock = START;
     private Duration behind = Duration.ZERO;
+    /** What the broker would say: records of a topic not fetched yet. */
+    final java.util.Map<String, Long> lags = new java.util.concurrent.ConcurrentHashMap<>();
 
     TopologyFixture() {
         Properties props = new Properties();
@@ -47,7 +49,8 @@ final class TopologyFixture implements AutoCloseable {
                 + UUID.randomUUID());
         ReconcilerConfig config = new ReconcilerConfig(GRACE, UNKNOWN_GRACE, REPLY_WINDOW, Duration.ofSeconds(1),
                 Duration.ofHours(1));
-        driver = new TopologyTestDriver(ReconcilerTopology.build(config), props, START);
+        driver = new TopologyTestDriver(ReconcilerTopology.build(config, (topic, partition) ->
+                lags.getOrDefault(topic, 0L)), props, START);
         orders = input(Topics.ORDERS_EVENTS);
         commands = input(Topics.PAYMENTS_COMMANDS);
         replies = input(Topics.PAYMENTS_EVENTS);

@@ -3,7 +3,9 @@ package org.sagas.reconciler.internal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -32,17 +34,19 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     public static final String FINDING_TYPE = "ReconciliationFinding";
 
     private final ReconcilerConfig config;
+    private final InputLag inputLag;
     private final Evaluator evaluator;
     private ProcessorContext<String, Finding> context;
     private KeyValueStore<String, OrderLedger> ledgers;
     private KeyValueStore<String, String> timers;
     private WindowStore<String, Long> seen;
     /** Per input topic: the latest record timestamp seen in this task, and the wall-clock time it came. */
-    private final java.util.Map<String, long[]> inputClocks = new java.util.HashMap<>();
+    private final Map<String, long[]> inputClocks = new HashMap<>();
     private long startedAt;
 
-    public ReconcileProcessor(ReconcilerConfig config) {
+    public ReconcileProcessor(ReconcilerConfig config, InputLag inputLag) {
         this.config = config;
+        this.inputLag = inputLag;
         this.evaluator = new Evaluator(config);
     }
 
@@ -73,14 +77,14 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
 
     /**
      * The time suspicions are measured against: the input that is furthest behind decides. Each
-     * input topic's clock is the timestamp of its last record here, carried forward by the
-     * wall-clock time since that record arrived; the processor's clock is the earliest of them (and
-     * never ahead of the wall clock). So while a backlog is worked off — a restart, a replay, one
-     * topic fetched more slowly than another — a discrepancy is not taken for one before every input
-     * had the chance to bring the evidence written alongside it; when the inputs are quiet, every
-     * clock moves on with the wall clock and findings open without further traffic. Before any
-     * record arrived in this task's life, stream time (restored from the last commit) carried
-     * forward since the task started stands in.
+     * input topic's clock is the timestamp of its last record here; while the topic is caught up
+     * (nothing left on the broker for this partition) it is carried forward by the wall-clock time
+     * since that record came, and while it is behind, it waits. The processor's clock is the
+     * earliest of them, never ahead of the wall clock. So a backlog — a restart, a replay, one topic
+     * fetched more slowly than another — never makes evidence look late, and on quiet inputs the
+     * clock moves with the wall clock, so findings open without further traffic. Before any record
+     * came in this task's life, stream time (restored from the last commit) carried forward since
+     * the task started stands in.
      */
     private long now() {
         long wall = context.currentSystemTimeMs();
@@ -88,9 +92,12 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
             long streamTime = context.currentStreamTimeMs();
             return streamTime < 0 ? wall : Math.min(wall, streamTime + Math.max(0, wall - startedAt));
         }
+        int partition = context.taskId().partition();
         long earliest = Long.MAX_VALUE;
-        for (long[] clock : inputClocks.values()) {
-            earliest = Math.min(earliest, clock[0] + Math.max(0, wall - clock[1]));
+        for (Map.Entry<String, long[]> input : inputClocks.entrySet()) {
+            long[] clock = input.getValue();
+            boolean caughtUp = inputLag.lag(input.getKey(), partition) <= 0; // not known yet counts as caught up
+            earliest = Math.min(earliest, caughtUp ? clock[0] + Math.max(0, wall - clock[1]) : clock[0]);
         }
         return Math.min(wall, earliest);
     }
