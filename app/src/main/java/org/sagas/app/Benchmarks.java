@@ -50,7 +50,7 @@ final class Benchmarks {
             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
             config.setJdbcUrl(s.dbUrl());
             config.setUsername(s.dbUser());
-            config.setPassword(s.dbPassword());
+            config.setPassword(s.dbPassword().isEmpty() ? null : s.dbPassword());
             config.setMaximumPoolSize(32);
             try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(config)) {
                 org.sagas.migrations.Migrations.apply(ds);
@@ -66,8 +66,14 @@ final class Benchmarks {
         env.put("SAGA_HTTP_PORT", "0");
         env.put("SAGA_INVENTORY_PORT", "0");
         env.put("SAGA_PAYMENT_PORT", "0");
+        env.put("SAGA_ADMIN_PORT", "0");
         env.put("SAGA_INVENTORY_URL", "");
         env.put("SAGA_PAYMENT_URL", "");
+        // The benchmarks drive one customer as fast as the machine allows: no per-client rate limit
+        // unless one was asked for.
+        if (env.get("SAGA_CLIENT_RATE").equals(ApiProtection.CLIENT_RATE.defaultValue())) {
+            env.put("SAGA_CLIENT_RATE", "0");
+        }
         return Settings.from(env::get, Map.of());
     }
 

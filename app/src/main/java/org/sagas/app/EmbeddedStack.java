@@ -3,6 +3,7 @@ package org.sagas.app;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.sagas.embedded.DataDirectoryInUseException;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.ScratchDirectory;
 import org.sagas.embedded.FreePorts;
@@ -43,12 +44,25 @@ final class EmbeddedStack implements AutoCloseable {
         return dataDir;
     }
 
+    /**
+     * Starts the servers asked for. Servers a crashed run left in the data directory are ended
+     * first (ADR 0013); a data directory another live {@code ./sagas} uses is refused.
+     */
     Settings start(Settings settings, boolean database, boolean kafka) {
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new ConfigurationError("cannot create data directory " + dataDir + ": " + e.getMessage(), e);
         }
+        try {
+            return startServers(settings, database, kafka);
+        } catch (DataDirectoryInUseException e) {
+            throw new ConfigurationError("data directory " + dataDir + " is in use by another running sagas ("
+                    + e.holder() + "): stop it, or choose another --data-dir", e);
+        }
+    }
+
+    private Settings startServers(Settings settings, boolean database, boolean kafka) {
         String url = settings.dbUrl();
         String user = settings.dbUser();
         String password = settings.dbPassword();

@@ -17,7 +17,7 @@ public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
-            "--provider-latency-ms", "--events");
+            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events");
 
     private Main() {}
 
@@ -33,6 +33,10 @@ public final class Main {
         if (Runtime.version().feature() < 17) {
             err.println("sagas: error: Java 17 or newer is required (this is " + Runtime.version() + ")");
             return 2;
+        }
+        if (args.length > 0 && args[0].equals("admin")) {
+            // The CLI has options of its own (see ./sagas admin --help).
+            return AdminCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
         }
         List<String> positional = new ArrayList<>();
         Map<String, String> flags = new LinkedHashMap<>();
@@ -70,8 +74,13 @@ public final class Main {
             switch (command) {
                 case "up":
                     return serve(Product.up(settings, out));
+                case "settings":
+                    out.print(Settings.reference());
+                    return 0;
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
+                case "fuzz":
+                    return Fuzz.run(flags, settings, out);
                 default:
                     if (ROLES.contains(command)) {
                         return serve(Product.role(command, settings, out));
@@ -112,6 +121,7 @@ public final class Main {
         out.println("  up                  run the whole product on embedded PostgreSQL and Kafka (or on");
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
         out.println("  <role>              run one role, for scale-out: " + String.join(", ", ROLES));
+        out.println("  settings            print the configuration reference (docs/configuration.md)");
         out.println("  bench throughput    orders/s to CONFIRMED against the running product");
         out.println("                      [--orders N] [--concurrency N] [--duration S]");
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
@@ -119,11 +129,17 @@ public final class Main {
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
         out.println("  bench reconcile     the reconciliation topology over N replayed order events, 1 % discrepant");
         out.println("                      [--events N] (default 1000000)");
+        out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");
+        out.println("                      [--seconds N] [--seed N] [--url http://host:port [--api-key K]]");
+        out.println("                      (without --url it starts its own product)");
+        out.println("  admin <verb>        the operator CLI over the operator API: sagas, saga, retry, cancel,");
+        out.println("                      resolve-payment, batch, incidents, dead-letters, audit (admin --help)");
         out.println();
         out.println("options:");
         out.println("  --data-dir DIR      keep embedded data here between runs (default: a fresh temp dir)");
         out.println("  --port N            API port; --inventory-port N, --payment-port N for the sandbox");
         out.println("  --host ADDR         address to bind (default 127.0.0.1)");
+        out.println("  --admin-port N      operator API port (default 8090; SAGA_ADMIN_HOST for its address)");
         out.println();
         out.println("settings (environment):");
         Settings.describe().forEach(out::println);

@@ -23,12 +23,17 @@ import org.jdbi.v3.core.Jdbi;
 import org.sagas.adapters.http.HttpInventoryClient;
 import org.sagas.adapters.http.HttpPaymentClient;
 import org.sagas.migrations.Migrations;
+import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.ordering.OrderGauges;
 import org.sagas.orchestrator.ordering.ResilientInventoryActions;
 import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderStore;
+import org.sagas.app.metrics.MicrometerResilienceListener;
+import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
+import org.sagas.orchestrator.resilience.ResilienceSettings;
 import org.sagas.orchestrator.resilience.ResilientDependency;
+import org.sagas.orchestrator.saga.IncidentGauges;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaTimings;
 
@@ -42,13 +47,17 @@ final class Node implements AutoCloseable {
     final Jdbi jdbi;
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final Clock clock = Clock.systemUTC();
+    /** The resilience package's events as meters in {@link #registry}. */
+    final MicrometerResilienceListener resilienceMetrics = new MicrometerResilienceListener(registry);
     final ResilientDependency inventory;
     final ResilientDependency payments;
     final SagaEngine engine;
     final OrderSaga orderSaga;
     final OrderGauges gauges;
+    final IncidentGauges incidents;
     private volatile Runnable relayWakeUp = () -> {};
     private final Admin admin;
+    private final ReadinessProbe readiness;
 
     private Node(Settings settings, HikariDataSource dataSource) {
         this.settings = settings;
@@ -56,33 +65,51 @@ final class Node implements AutoCloseable {
         // The pool's own meters (hikaricp_connections_pending, ..._timeout_total): waits show.
         dataSource.setMetricRegistry(registry);
         this.jdbi = Jdbi.create(dataSource);
-        this.inventory = ResilientDependency.create(resilience(settings, "SAGA_INVENTORY",
-                ResilienceConfig.inventoryDefaults())
-                .withBreaker(settings.inventoryLayers().contains("breaker"))
-                .withBulkhead(settings.inventoryLayers().contains("bulkhead"))
-                .withRetries(settings.inventoryLayers().contains("retries")), registry);
-        this.payments = ResilientDependency.create(resilience(settings, "SAGA_PAYMENT",
-                ResilienceConfig.paymentDefaults()), registry);
+        this.inventory = ResilientDependency.create(inventoryLayers(settings, resilience(settings,
+                ResilienceSettings.INVENTORY, ResilienceConfig.inventoryDefaults())), resilienceMetrics);
+        this.payments = ResilientDependency.create(resilience(settings, ResilienceSettings.PAYMENT,
+                ResilienceConfig.paymentDefaults()), resilienceMetrics);
         this.orderSaga = new OrderSaga(new ResilientInventoryActions(
                 new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry,
                 settings.degradedMode()),
                 settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
-                settings.pendingTtl()), () -> relayWakeUp.run()).register(orderSaga);
-        this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock).start(Duration.ofMillis(500));
+                settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
+                () -> relayWakeUp.run()).register(orderSaga);
+        this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);
         gauges.recordTerminals(engine, registry);
+        this.incidents = new IncidentGauges(jdbi, registry).start(Duration.ofSeconds(1));
+        engine.onIncident((id, cause) -> incidents.refresh());
         this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000));
+        this.readiness = new ReadinessProbe(this::checkReadiness, Duration.ofSeconds(1), Duration.ofSeconds(10))
+                .start();
     }
 
+    /** Reads {@code <prefix>_*} from the settings' text (their table is ResilienceSettings'). */
     private static ResilienceConfig resilience(Settings settings, String prefix, ResilienceConfig defaults) {
         try {
-            return ResilienceConfig.fromEnvironment(prefix, defaults, settings.raw()::get);
-        } catch (IllegalArgumentException e) {
+            return ResilienceSettings.read(prefix, defaults, settings.raw()::get);
+        } catch (ConfigException e) {
             throw new ConfigurationError(e.getMessage(), e);
         }
+    }
+
+    /** Leaves out the layers SAGA_INVENTORY_LAYERS does not name (the timeout is always there). */
+    private static ResilienceConfig inventoryLayers(Settings settings, ResilienceConfig config) {
+        ResilienceConfig result = config;
+        if (!settings.inventoryLayers().contains("breaker")) {
+            result = result.withoutBreaker();
+        }
+        if (!settings.inventoryLayers().contains("bulkhead")) {
+            result = result.withoutBulkhead();
+        }
+        if (!settings.inventoryLayers().contains("retries")) {
+            result = result.withoutRetries();
+        }
+        return result;
     }
 
     /** Connects to PostgreSQL (failing with one clear line) and applies pending migrations. */
@@ -90,7 +117,8 @@ final class Node implements AutoCloseable {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(settings.dbUrl());
         config.setUsername(settings.dbUser());
-        config.setPassword(settings.dbPassword());
+        // None at all (not an empty one) when unset: the server's own rule or the URL's password applies.
+        config.setPassword(settings.dbPassword().isEmpty() ? null : settings.dbPassword());
         config.setMaximumPoolSize(settings.dbPoolSize());
         config.setConnectionTimeout(10_000);
         config.setInitializationFailTimeout(15_000);
@@ -124,7 +152,10 @@ final class Node implements AutoCloseable {
         return () -> relayWakeUp.run();
     }
 
-    /** Creates the product's topics that do not exist yet (4 partitions, replication 1 or as the broker defaults). */
+    /**
+     * Creates the product's topics that do not exist yet (4 partitions, replication as the broker
+     * defaults, records kept {@link Topics#RETENTION_MS}: less than the inbox keeps message ids).
+     */
     void ensureTopics() {
         if (admin == null) {
             return;
@@ -132,8 +163,8 @@ final class Node implements AutoCloseable {
         try {
             var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
-                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(Topics.compacted(t)
-                            ? Map.of("cleanup.policy", "compact") : Map.of())).toList();
+                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(topicConfig(t)))
+                    .toList();
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
             }
@@ -150,8 +181,21 @@ final class Node implements AutoCloseable {
         }
     }
 
-    /** PostgreSQL and Kafka answer now (each within about a second). */
+    /** A topic's settings: ledgers compacted (each entry's last state kept), dead letters as the broker has them. */
+    private static Map<String, String> topicConfig(String topic) {
+        if (Topics.compacted(topic)) {
+            return Map.of("cleanup.policy", "compact");
+        }
+        return Topics.isDeadLetter(topic) ? Map.of() : Map.of("retention.ms", Long.toString(Topics.RETENTION_MS));
+    }
+
+    /** Whether PostgreSQL and Kafka answered at the last background check (at most about a second ago). */
     Map<String, Boolean> readiness() {
+        return readiness.current();
+    }
+
+    /** PostgreSQL and Kafka answer now (each within about a second). */
+    private Map<String, Boolean> checkReadiness() {
         Map<String, Boolean> checks = new LinkedHashMap<>();
         boolean db;
         try (var c = dataSource.getConnection()) {
@@ -172,9 +216,15 @@ final class Node implements AutoCloseable {
         return checks;
     }
 
+    /** The payment provider's bulkhead permits: how many charges the worker makes side by side. */
+    int paymentPermits() {
+        return payments.config().bulkhead().map(org.sagas.orchestrator.resilience.BulkheadConfig::permits).orElse(1);
+    }
+
     @Override
     public void close() {
-        gauges.close();
+        readiness.close();
+        incidents.close();
         if (admin != null) {
             admin.close(Duration.ofSeconds(2));
         }

@@ -1,8 +1,13 @@
 package org.sagas.app;
 
 import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.http.EdgeLimits;
 
 /**
  * Health and metrics for a process that runs roles without the API (scale-out), on
@@ -15,19 +20,23 @@ final class OpsServer implements AutoCloseable {
         this.app = app;
     }
 
-    static OpsServer start(Node node, String host, int port) {
+    static OpsServer start(Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, String host,
+            int port, Consumer<RoutesConfig> extraRoutes, EdgeLimits limits) {
         Javalin app = Javalin.create(config -> {
+            extraRoutes.accept(config.routes);
             config.startup.showJavalinBanner = false;
+            limits.apply(config);
             config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
             config.routes.get("/health/ready", ctx -> {
-                Map<String, Boolean> checks = node.readiness();
+                Map<String, Boolean> checks = readiness.get();
                 boolean up = checks.values().stream().allMatch(Boolean::booleanValue);
                 ctx.status(up ? 200 : 503).contentType("application/json")
                         .result(Json.write(Map.of("status", up ? "UP" : "DOWN", "checks", checks)));
             });
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                    .result(node.registry.scrape()));
+                    .result(registry.scrape()));
         }).start(host, port);
+        limits.applyIdleTimeout(app.jettyServer().server());
         return new OpsServer(app);
     }
 

@@ -6,8 +6,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
@@ -18,14 +16,22 @@ import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
+import org.sagas.orchestrator.http.ClientAccess;
 import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.orchestrator.OrchestratorSettings;
+import org.sagas.orchestrator.config.SettingsTable;
+import org.sagas.orchestrator.lifecycle.Component;
+import org.sagas.orchestrator.lifecycle.Components;
+import org.sagas.orchestrator.lifecycle.JobListener;
+import org.sagas.orchestrator.lifecycle.PeriodicJob;
 import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
+import org.sagas.orchestrator.persistence.InboxRetention;
+import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.PriorityShedder;
-import org.sagas.relay.OutboxDeadLetters;
 import org.sagas.relay.OutboxRelay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,14 +45,21 @@ final class Product implements AutoCloseable {
 
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
     private Node node;
+    private Components components;
     private ApiServer api;
+    private AdminRole admin;
+    /** Where a generated admin token goes when none is configured; null for none. */
+    private java.nio.file.Path adminTokenDir;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
+    /** Checked before anything starts: an open API refuses to face the network (issue 16). */
+    private ClientAccess access;
 
     /** Everything in one process; the embedded infrastructure unless external servers are set. */
     static Product up(Settings settings, PrintStream out) {
-        checkPortsFree(settings, true);
+        checkPortsFree(settings, true, true);
         Product product = new Product();
+        product.access = ApiProtection.from(settings).access(settings.host());
         try {
             Settings s = settings;
             if (s.embeddedDatabase() || s.embeddedKafka()) {
@@ -57,6 +70,7 @@ final class Product implements AutoCloseable {
                         + (s.embeddedKafka() ? "Kafka " : "") + "in " + stack.dataDir());
                 s = stack.start(s, s.embeddedDatabase(), s.embeddedKafka());
             }
+            product.adminTokenDir = product.adminTokenDir(s);
             product.startRoles(Main.ROLES, s);
             out.println("sagas is up");
             out.println("  orders API   http://" + s.host() + ":" + product.api.port() + "/orders");
@@ -66,6 +80,7 @@ final class Product implements AutoCloseable {
                     + "  (PUT /stock/{sku}, PUT /_faults)");
             out.println("  payments     http://" + s.host() + ":" + product.paymentSandbox.port()
                     + "  (GET /charges?orderId=, PUT /_faults)");
+            product.printAdmin(s, out);
             out.println("  PostgreSQL   " + s.dbUrl());
             out.println("  Kafka        " + s.kafkaBootstrap());
             out.println("Ctrl-C stops everything.");
@@ -83,9 +98,11 @@ final class Product implements AutoCloseable {
             throw new ConfigurationError("role " + role + " runs on external infrastructure: set SAGA_DB_URL"
                     + (role.equals("sandbox") ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
         }
-        checkPortsFree(settings, false);
+        checkPortsFree(settings, false, role.equals("api"));
         Product product = new Product();
+        product.access = ApiProtection.from(settings).access(settings.host());
         try {
+            product.adminTokenDir = settings.dataDir();
             product.startRoles(List.of(role), settings);
             out.println("sagas " + role + " is up");
             return product;
@@ -107,82 +124,139 @@ final class Product implements AutoCloseable {
         node = Node.open(s);
         started.push(node);
         node.ensureTopics();
+        SettingsTable.Values o = s.orchestrator();
+        components = new Components(o.get(OrchestratorSettings.STOP_WAIT));
+        started.push(components);
+        JobListener jobs = new MicrometerJobListener(node.registry);
+        components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
+                node.gauges::refresh, jobs));
         ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
             inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort());
-            started.push(inventorySandbox);
+            components.start(Component.of("inventory-sandbox", inventorySandbox));
             paymentSandbox = PaymentSandbox.start(node.dataSource, s.host(), s.paymentPort());
-            started.push(paymentSandbox);
+            components.start(Component.of("payment-sandbox", paymentSandbox));
         }
         if (roles.contains("relay")) {
             OutboxRelay relay = OutboxRelay.builder().dataSource(node.dataSource).bootstrapServers(s.kafkaBootstrap())
                     .meterRegistry(node.registry).instanceId("relay-" + UUID.randomUUID()).build();
             relay.start();
             node.relayWakeUp(relay::wakeUp);
-            started.push(relay);
+            components.start(Component.of("outbox-relay", relay));
         }
         if (roles.contains("payment-worker")) {
             var provider = node.paymentClient();
-            started.push(new PaymentWorker(node.jdbi, s.kafkaBootstrap(), PaymentWorker.CONSUMER, s.consumerThreads(),
-                    command -> node.payments.call(Deadline.after(Duration.ofSeconds(15)), timeout -> provider.charge(
+            Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
+            components.start(Component.of("payment-worker", new PaymentWorker(node.jdbi, s.kafkaBootstrap(),
+                    PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
+                    command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
-                    node.relayWakeUp(), foreground::yieldToClients, node.registry).start());
+                    refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
+                            refund.refundKey(), refund.chargeKey(), timeout)),
+                    node.relayWakeUp(), foreground::yieldToClients, node.registry,
+                    o.get(OrchestratorSettings.CONSUMER_RETRY),
+                    (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
+                            .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
+                                    + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
+                    .start()));
         }
         if (roles.contains("saga-worker")) {
-            started.push(new SagaReplyConsumer(node.engine, s.kafkaBootstrap(), SagaReplyConsumer.CONSUMER,
-                    Topics.PAYMENTS_EVENTS, s.consumerThreads(), foreground::yieldToClients, node.registry).start());
-            started.push(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(), Duration.ofSeconds(2))
-                    .start(Duration.ofMillis(250)));
-            started.push(housekeeping(node));
+            components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafkaBootstrap(),
+                    SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
+                    foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY)).start()));
+            components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
+                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK)));
+            Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
+            components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
+                    jobs));
+            components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
+                    jobs));
+            IdempotencyStore keys = new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION));
+            components.start(new PeriodicJob("idempotency-retention", period, Duration.ofMinutes(10),
+                    () -> keys.deleteExpired(node.clock.instant()), jobs));
+            components.start(Component.of("inbox-retention", new InboxRetention(node.jdbi,
+                    o.get(OrchestratorSettings.INBOX_RETENTION), node.clock).start(Duration.ofMinutes(1))));
         }
         if (roles.contains("reconciler")) {
-            started.push(new PaymentReconciler(new OrderStore(node.jdbi), node.engine, node.paymentClient(), Duration.ofSeconds(5))
-                    .start());
-            started.push(ReconcilerRole.start(node, ReconcilerSettings.from(s)));
+            components.start(Component.of("payment-reconciler", new PaymentReconciler(new OrderStore(node.jdbi),
+                    node.engine, node.paymentClient(), o.get(OrchestratorSettings.RECONCILE_PERIOD),
+                    o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER), o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS))
+                    .start()));
+            components.start(Component.of("reconciliation", ReconcilerRole.start(node, ReconcilerSettings.from(s))));
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
-                    new IdempotencyStore(node.jdbi, OrderService.defaultRetention()), new OrderStore(node.jdbi),
-                    node.clock, s.answerReserveMillis());
+                    new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
+                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis());
+            ApiProtection protection = ApiProtection.from(s);
+            OrderStore store = new OrderStore(node.jdbi);
             ApiServer.Admission admission = foreground.around(s.shedding()
-                    ? new AdmissionControl(new PriorityShedder(node.registry), node.gauges::pending, s.pendingCap(),
-                            node.clock)
+                    ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
+                            s.pendingCap(), store::pendingOf, protection.clientPendingCap(), node.clock)
                     : ApiServer.Admission.ALWAYS);
-            api = ApiServer.start(s.host(), s.apiPort(), orders, new OrderStore(node.jdbi), node::readiness,
-                    node.registry, admission, node.clock, s.requestBudgetMillis(),
-                    new DeadLetterRoutes(new OutboxDeadLetters(node.dataSource))::register);
-            started.push(api);
+            api = ApiServer.start(s.host(), s.apiPort(), orders, store, node::readiness,
+                    node.registry, admission, node.clock, s.requestBudgetMillis(), this::componentRoutes,
+                    protection.limits(), access, protection.quotas());
+            components.start(Component.of("api", api));
+            // The operator API: its own listener, never routes on the public port.
+            admin = AdminRole.start(node, s, AdminSettings.from(s), adminTokenDir);
+            if (admin != null) {
+                components.start(Component.of("admin-api", admin));
+            }
         } else {
-            started.push(OpsServer.start(node, s.host(), s.apiPort()));
+            components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
+                    s.apiPort(), this::componentRoutes, ApiProtection.from(s).limits())));
         }
     }
 
-    /** Step timeouts, expiry of pending orders, idempotency-key retention. */
-    private static AutoCloseable housekeeping(Node node) {
-        ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("housekeeping");
-        IdempotencyStore keys = new IdempotencyStore(node.jdbi, OrderService.defaultRetention());
-        scheduler.scheduleWithFixedDelay(() -> guarded("step timeouts", () -> node.engine.timeOutSteps(500)),
-                1, 1, TimeUnit.SECONDS);
-        scheduler.scheduleWithFixedDelay(() -> guarded("expiry", () -> node.engine.expireParked(500)),
-                1, 1, TimeUnit.SECONDS);
-        scheduler.scheduleWithFixedDelay(() -> guarded("idempotency keys", () -> keys.deleteExpired(node.clock.instant())),
-                1, 600, TimeUnit.SECONDS);
-        return scheduler::shutdownNow;
+    /**
+     * {@code GET /health/components}: each background component's state, failures and last error.
+     * Not part of readiness: a failing reconciler is no reason to take the API out of rotation.
+     */
+    private void componentRoutes(io.javalin.config.RoutesConfig routes) {
+        routes.get("/health/components", ctx -> ctx.contentType("application/json")
+                .result(org.sagas.orchestrator.Json.write(components.health())));
     }
 
-    private static void guarded(String job, Runnable work) {
-        try {
-            work.run();
-        } catch (RuntimeException e) {
-            log.error("{} job failed; retried on its next run: {}", job, e.toString(), e);
+    /** Where ./sagas up keeps a generated admin token: the data directory, else a scratch one. */
+    private java.nio.file.Path adminTokenDir(Settings s) {
+        if (started.peek() instanceof EmbeddedStack stack) {
+            return stack.dataDir();
+        }
+        if (s.dataDir() != null) {
+            return s.dataDir();
+        }
+        org.sagas.embedded.ScratchDirectory scratch = org.sagas.embedded.ScratchDirectory.create("sagas-admin-");
+        started.push(scratch);
+        return scratch.path();
+    }
+
+    private void printAdmin(Settings s, PrintStream out) {
+        if (admin == null) {
+            out.println("  operator API off: set SAGA_ADMIN_TOKEN or SAGA_ADMIN_TOKENS_FILE");
+            return;
+        }
+        AdminSettings a = AdminSettings.from(s);
+        String base = "http://" + a.host() + ":" + admin.port();
+        out.println("  operator API " + base + "/admin  (./sagas admin --help)" + (a.readOnly() ? ", read-only" : ""));
+        out.println("  console      " + base + "/console/");
+        if (admin.tokenFile() != null) {
+            out.println("  admin token  " + admin.tokenFile() + "  (generated, mode 600; or set SAGA_ADMIN_TOKEN)");
         }
     }
 
-    private static void checkPortsFree(Settings s, boolean all) {
+    int adminPort() {
+        return admin.port();
+    }
+
+    private static void checkPortsFree(Settings s, boolean all, boolean admin) {
         checkPort(s.apiPort(), "SAGA_HTTP_PORT / --port");
+        if (admin) {
+            checkPort(AdminSettings.from(s).port(), "SAGA_ADMIN_PORT / --admin-port");
+        }
         if (all) {
             checkPort(s.inventoryPort(), "SAGA_INVENTORY_PORT / --inventory-port");
             checkPort(s.paymentPort(), "SAGA_PAYMENT_PORT / --payment-port");

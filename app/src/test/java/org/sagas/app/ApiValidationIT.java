@@ -118,20 +118,6 @@ class ApiValidationIT {
         assertThat(rejected.findValuesAsText("status")).containsOnly("REJECTED");
     }
 
-    @Test
-    void shouldListOutboxDeadLettersAndAnswer404ForAnUnknownOne() {
-        JsonNode list = product.get(product.api("/admin/outbox/dead-letters?limit=10"));
-        HttpResponse<String> replay = product.send(HttpRequest.newBuilder(
-                product.api("/admin/outbox/dead-letters/987654321/replay")).timeout(Duration.ofSeconds(5))
-                .POST(HttpRequest.BodyPublishers.noBody()).build());
-        HttpResponse<String> badLimit = product.send(HttpRequest.newBuilder(
-                product.api("/admin/outbox/dead-letters?limit=0")).timeout(Duration.ofSeconds(5)).GET().build());
-
-        assertThat(list.get("count").asLong()).isEqualTo(list.get("deadLetters").size());
-        assertProblem(replay, 404);
-        assertProblem(badLimit, 400);
-    }
-
     private long orders() {
         return product.product().node().jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM orders")
                 .mapTo(Long.class).one());

@@ -5,14 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
-/** docker-compose.yml runs every role from one image and sets only variables the product reads. */
+/**
+ * docker-compose.yml runs every role from one image, sets only variables the product reads,
+ * publishes the API alone to the network, takes passwords from Docker secrets, and wires
+ * Prometheus and Grafana to the files under ops/; the image runs as an unprivileged user.
+ */
 class DockerComposeTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
@@ -43,8 +49,117 @@ class DockerComposeTest {
             set.addAll(map(map(services.get(role)).get("environment")).keySet());
         }
 
-        assertThat(set).isNotEmpty().allSatisfy(variable -> assertThat(Settings.VARIABLES).containsKey(variable));
+        assertThat(set).isNotEmpty().allSatisfy(variable -> assertThat(Settings.variables()).contains(variable));
         assertThat(set).contains("SAGA_DB_URL", "SAGA_KAFKA_BOOTSTRAP", "SAGA_INVENTORY_URL", "SAGA_PAYMENT_URL");
+    }
+
+    @Test
+    void shouldRunTheImageAsAnUnprivilegedUser() throws Exception {
+        // The last USER of the last stage is the one the container runs as.
+        List<String> lines = Files.readAllLines(ROOT.resolve("Dockerfile"));
+        int lastStage = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).strip().toUpperCase(Locale.ROOT).startsWith("FROM ")) {
+                lastStage = i;
+            }
+        }
+        String user = null;
+        for (String line : lines.subList(lastStage, lines.size())) {
+            if (line.strip().toUpperCase(Locale.ROOT).startsWith("USER ")) {
+                user = line.strip().substring(5).strip();
+            }
+        }
+
+        assertThat(user).as("USER in the final stage").isNotNull();
+        String name = user.split(":")[0];
+        assertThat(name).isNotIn("root", "0");
+        assertThat(name).as("numeric, so runAsNonRoot can check it").matches("[1-9][0-9]*");
+    }
+
+    @Test
+    void shouldPublishOnlyTheApiBeyondThisHost() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        List<String> published = new ArrayList<>();
+
+        services.forEach((name, service) -> {
+            Map<String, Object> s = map(service);
+            assertThat(s.get("network_mode")).as("%s network_mode", name).isNotEqualTo("host");
+            List<?> ports = s.get("ports") == null ? List.of() : (List<?>) s.get("ports");
+            for (Object port : ports) {
+                assertThat(port).as("%s: short syntax, so the host address is visible", name).isInstanceOf(String.class);
+                String mapping = (String) port;
+                published.add(name + " " + mapping);
+                if (!(name.equals("api") && mapping.equals("8080:8080"))) {
+                    assertThat(mapping).as("%s publishes %s beyond loopback", name, mapping)
+                            .matches("(127\\.0\\.0\\.1|\\[::1]):\\d+:\\d+(/tcp|/udp)?");
+                }
+            }
+        });
+        assertThat(published).contains("api 8080:8080", "sandbox 127.0.0.1:8081:8081",
+                "prometheus 127.0.0.1:9090:9090", "grafana 127.0.0.1:3000:3000");
+        assertThat(published).noneMatch(p -> p.startsWith("postgres ") || p.startsWith("kafka "));
+    }
+
+    @Test
+    void shouldTakePasswordsFromDockerSecretsNeverFromTheFile() throws Exception {
+        Map<String, Object> compose = compose();
+        Map<String, Object> services = map(compose.get("services"));
+        Map<String, Object> secrets = map(compose.get("secrets"));
+
+        // No variable that names a secret holds one: only *_FILE variables pointing at /run/secrets.
+        services.forEach((name, service) -> map(map(service).get("environment") == null ? Map.of()
+                : map(service).get("environment")).forEach((variable, value) -> {
+            if (variable.matches(".*(PASSWORD|SECRET|TOKEN|_KEY).*")) {
+                assertThat(variable).as("%s sets %s", name, variable).endsWith("_FILE");
+                assertThat(String.valueOf(value)).as("%s %s", name, variable).startsWith("/run/secrets/");
+                String secret = String.valueOf(value).substring("/run/secrets/".length());
+                assertThat(list(map(service).get("secrets"))).as("%s mounts %s", name, secret).contains(secret);
+            }
+        }));
+        assertThat(map(map(services.get("api")).get("environment")))
+                .containsEntry("SAGA_DB_PASSWORD_FILE", "/run/secrets/db_password")
+                .doesNotContainKey("SAGA_DB_PASSWORD");
+        assertThat(map(map(services.get("postgres")).get("environment")))
+                .containsEntry("POSTGRES_PASSWORD_FILE", "/run/secrets/db_password")
+                .doesNotContainKey("POSTGRES_PASSWORD");
+        // The secret files are made on the host by ops/make-secrets.sh and never committed or built in.
+        assertThat(secrets).isNotEmpty().allSatisfy((name, secret) ->
+                assertThat(String.valueOf(map(secret).get("file"))).isEqualTo("./ops/secrets/" + name));
+        assertThat(Files.readAllLines(ROOT.resolve(".gitignore"))).contains("/ops/secrets/");
+        assertThat(Files.readAllLines(ROOT.resolve(".dockerignore"))).contains("ops/secrets");
+        assertThat(Files.readString(ROOT.resolve("ops/make-secrets.sh"))).contains(secrets.keySet());
+    }
+
+    @Test
+    void shouldGivePrometheusTheAlertRulesAndGrafanaTheDashboard() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        List<Object> prometheus = list(map(services.get("prometheus")).get("volumes"));
+        List<Object> grafana = list(map(services.get("grafana")).get("volumes"));
+
+        assertThat(prometheus).contains("./ops/prometheus.yml:/etc/prometheus/prometheus.yml:ro",
+                "./ops/prometheus/alerts.yml:/etc/prometheus/prometheus/alerts.yml:ro");
+        assertThat(Files.readString(ROOT.resolve("ops/prometheus.yml"))).contains("- prometheus/alerts.yml");
+        assertThat(grafana).contains("./ops/grafana/provisioning:/etc/grafana/provisioning:ro",
+                "./ops/grafana/dashboards:/etc/grafana/dashboards:ro");
+        assertThat(Files.readString(ROOT.resolve("ops/grafana/provisioning/dashboards/sagas.yml")))
+                .contains("path: /etc/grafana/dashboards");
+        assertThat(Files.exists(ROOT.resolve("ops/grafana/dashboards/sagas.json"))).isTrue();
+    }
+
+    @Test
+    void shouldPublishTheOperatorApiOnTheHostsLoopbackOnly() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        Map<String, Object> api = map(services.get("api"));
+
+        assertThat(((List<?>) api.get("ports")).stream().map(Object::toString).toList()).contains("127.0.0.1:8090:8090");
+        assertThat(map(api.get("environment"))).containsEntry("SAGA_ADMIN_PORT", "8090")
+                .containsKey("SAGA_DB_URL");
+        for (Object service : services.values()) {
+            List<?> ports = (List<?>) map(service).getOrDefault("ports", List.of());
+            assertThat(ports).allSatisfy(p -> assertThat(p.toString()).satisfiesAnyOf(
+                    port -> assertThat(port).doesNotContain("8090"),
+                    port -> assertThat(port).startsWith("127.0.0.1:")));
+        }
     }
 
     private static Map<String, Object> compose() throws Exception {
@@ -52,6 +167,11 @@ class DockerComposeTest {
         try (Reader reader = Files.newBufferedReader(ROOT.resolve("docker-compose.yml"))) {
             return new Yaml().load(reader);
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object o) {
+        return (List<Object>) o;
     }
 
     @SuppressWarnings("unchecked")

@@ -122,7 +122,7 @@ class GameDayIT extends GameDayLifecycle {
         assertThat(Invariants.statuses(product, served)).containsExactly(Map.entry("CONFIRMED", 5L));
         for (UUID id : soldOut) {
             assertThat(product.charges(id)).as("charges of %s", id).isEmpty();
-            assertThat(Invariants.reasons(product, id)).contains("out of stock");
+            assertThat(Invariants.reasons(product, id)).contains("out_of_stock");
         }
         Map<UUID, List<String>> notices = GameDay.noticeKinds(bootstrap, ids);
         soldOut.forEach(id -> assertThat(notices.get(id)).as("notices of %s", id).containsExactly("CANCELLED"));

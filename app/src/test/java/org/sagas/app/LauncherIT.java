@@ -3,23 +3,21 @@ package org.sagas.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
+import static org.sagas.app.LaunchedSagas.processesUsing;
+
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.sagas.embedded.FreePorts;
 
@@ -35,9 +33,10 @@ class LauncherIT {
 
         // When ./sagas up starts
         long started = System.nanoTime();
+        int admin = FreePorts.find();
         Process process = launch(Map.of(), output, "up", "--port",
                 Integer.toString(api), "--inventory-port", Integer.toString(FreePorts.find()), "--payment-port",
-                Integer.toString(FreePorts.find()));
+                Integer.toString(FreePorts.find()), "--admin-port", Integer.toString(admin));
         Path dataDir;
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());
@@ -54,6 +53,16 @@ class LauncherIT {
             assertThat(processesUsing(dataDir)).as("postgres and broker processes").hasSizeGreaterThanOrEqualTo(2);
             assertThat(Files.readString(dataDir.resolve("kafka").resolve("kafka.log"))).isNotEmpty();
             assertThat(output).noneMatch(line -> line.contains("INFO") && line.contains("kafka.server"));
+            // And with no admin token configured, one was made in the data directory, for its owner only
+            Path tokenFile = dataDir.resolve("admin-token");
+            assertThat(output).anySatisfy(line -> assertThat(line).contains("admin token", tokenFile.toString()));
+            assertThat(output).anySatisfy(line -> assertThat(line).contains("console", ":" + admin + "/console/"));
+            assertThat(Files.getPosixFilePermissions(tokenFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            String token = Files.readString(tokenFile).strip();
+            assertThat(get(admin, "/admin/whoami", token).statusCode()).isEqualTo(200);
+            assertThat(get(admin, "/admin/whoami", "not-" + token).statusCode()).isEqualTo(401);
+            assertThat(get(api, "/admin/whoami", token).statusCode()).as("nothing of it on the public port")
+                    .isEqualTo(404);
             System.out.printf("warm start to ready: %.1f s%n", secondsToUp);
         } catch (AssertionError | RuntimeException e) {
             process.destroy(); // a failed check must not leave the product running
@@ -112,60 +121,26 @@ class LauncherIT {
     }
 
     private Process launch(Map<String, String> env, List<String> output, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx1g", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(k -> k.startsWith("SAGA_"));
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    output.add(line);
-                }
-            } catch (IOException e) {
-                output.add("(output closed: " + e.getMessage() + ")");
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        return process;
+        return LaunchedSagas.launch(env, output, args).process();
     }
 
     private HttpResponse<String> get(int port, String path) {
+        return get(port, path, null);
+    }
+
+    private HttpResponse<String> get(int port, String path, String token) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).GET();
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    /** Processes whose command line mentions {@code dir} (PostgreSQL's -D, the broker's config). */
-    private static List<Long> processesUsing(Path dir) throws IOException {
-        List<Long> pids = new ArrayList<>();
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : (Iterable<Path>) procs::iterator) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit)) {
-                    continue;
-                }
-                try {
-                    String cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
-                    if (cmdline.contains(dir.toString())) {
-                        pids.add(Long.parseLong(name));
-                    }
-                } catch (IOException gone) {
-                    // the process ended while we looked
-                }
-            }
-        }
-        return pids;
     }
 }

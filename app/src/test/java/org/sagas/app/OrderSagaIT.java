@@ -90,6 +90,9 @@ class OrderSagaIT {
         product.awaitStatus(id, "CANCELLED", Duration.ofSeconds(30));
         assertThat(product.order(id).get("history").findValuesAsText("status"))
                 .containsSubsequence("AWAITING_PAYMENT", "COMPENSATING", "CANCELLED");
+        // customers read stable codes in the history, never the participant's own words
+        assertThat(Invariants.reasons(product, id)).containsExactly("started", "awaiting_reply", "payment_declined",
+                "payment_declined");
         assertThat(product.stockOf(sku).get("available").asInt()).isEqualTo(5);
         assertThat(product.stockOf(sku).get("reserved").asInt()).isZero();
         assertThat(product.charges(id).findValuesAsText("status")).containsExactly("DECLINED");
@@ -128,20 +131,29 @@ class OrderSagaIT {
         }
         go.countDown();
         Set<UUID> accepted = new HashSet<>();
-        int conflicts = 0;
+        Set<String> acceptedBodies = new HashSet<>();
+        int original = 0;
         for (Future<HttpResponse<String>> f : futures) {
             HttpResponse<String> r = f.get(30, TimeUnit.SECONDS);
-            assertThat(r.statusCode()).isIn(202, 409);
+            assertThat(r.statusCode()).as(r.body()).isIn(202, 409);
             if (r.statusCode() == 202) {
                 accepted.add(TestProduct.orderId(r));
+                acceptedBodies.add(r.body());
+                original += r.headers().firstValue("Idempotent-Replayed").isEmpty() ? 1 : 0;
             } else {
-                conflicts++;
+                // every conflict says why, as problem+json, and names no order of its own
+                assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
+                        v -> assertThat(v).startsWith("application/problem+json"));
+                assertThat(TestProduct.read(r.body()).get("type").asText()).isEqualTo("/problems/idempotency-key");
+                assertThat(TestProduct.read(r.body()).has("orderId")).isFalse();
             }
         }
         pool.shutdown();
 
+        // one order, answered the same to everyone who got an answer, and first-hand to exactly one
         assertThat(accepted).hasSize(1);
-        assertThat(conflicts + (50 - conflicts)).isEqualTo(50);
+        assertThat(acceptedBodies).hasSize(1);
+        assertThat(original).isEqualTo(1);
         assertThat(product.get(product.api("/orders?limit=1000")).findValuesAsText("customerId"))
                 .filteredOn("c-race"::equals).hasSize(1);
         assertThat(product.stockOf(sku).get("available").asInt()).isEqualTo(99);

@@ -21,6 +21,11 @@ import org.sagas.testkit.TestInfra;
  * PostgreSQL database and the shared real Kafka broker, driven over HTTP like a client would.
  */
 final class TestProduct implements AutoCloseable {
+    /** SAGA_ADMIN_TOKEN: an operator named "admin". */
+    static final String OPERATOR_TOKEN = "operator-token-for-tests";
+    /** From the tokens file: an operator named "olga" and a viewer named "victor". */
+    static final String OLGA_TOKEN = "olga-operator-token";
+    static final String VIEWER_TOKEN = "victor-viewer-token";
     private static TestProduct shared;
 
     private final Map<String, String> env;
@@ -50,10 +55,33 @@ final class TestProduct implements AutoCloseable {
             env.put("SAGA_CONSUMER_THREADS", "2");
             // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
             env.put("SAGA_INVENTORY_TIMEOUT_MS", "3000");
+            // Functional tests send many orders for one customer at once: quotas have tests of their own.
+            env.put("SAGA_CLIENT_RATE", "0");
+            env.put("SAGA_PRIORITY_CUSTOMERS", "c-high,c-low");
+            env.put("SAGA_ADMIN_PORT", "0");
+            env.put("SAGA_ADMIN_TOKEN", OPERATOR_TOKEN);
+            env.put("SAGA_ADMIN_TOKENS_FILE", tokensFile().toString());
             shared = new TestProduct(env);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.close()));
         }
         return shared;
+    }
+
+    /** The shared product if one was started in this JVM, else null. */
+    static synchronized TestProduct sharedIfStarted() {
+        return shared;
+    }
+
+    private static java.nio.file.Path tokensFile() {
+        try {
+            java.nio.file.Path file = java.nio.file.Files.createTempFile("admin-tokens", ".txt");
+            file.toFile().deleteOnExit();
+            java.nio.file.Files.writeString(file, "# tokens of the tests\nolga operator " + OLGA_TOKEN
+                    + "\nvictor viewer " + VIEWER_TOKEN + "\n");
+            return file;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private void start() {
@@ -108,6 +136,11 @@ final class TestProduct implements AutoCloseable {
 
     URI api(String path) {
         return URI.create("http://127.0.0.1:" + product.apiPort() + path);
+    }
+
+    /** A path on the operator API's own listener. */
+    URI admin(String path) {
+        return URI.create("http://127.0.0.1:" + product.adminPort() + path);
     }
 
     URI inventory(String path) {

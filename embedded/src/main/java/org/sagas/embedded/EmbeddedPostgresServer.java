@@ -10,34 +10,94 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.sagas.embedded.Leftover.Signal;
+import org.sagas.embedded.Leftover.Step;
 
 /**
  * A real PostgreSQL server from zonky's binaries, its own process, its log in the data directory.
  *
- * <p>{@link #close()} stops the server (fast shutdown). Not thread-safe: start and stop from one
- * thread. Throws {@link UncheckedIOException} when the server cannot be started.
+ * <p>The server does not outlive this JVM: a {@link PostmasterReaper} asks it for a fast shutdown
+ * when the JVM dies without closing it. While it runs, this JVM holds {@code postgres.owner}
+ * beside the data directory ({@link OwnerLock}); a start that can take that lock ends a server a
+ * dead owner left running there (ADR 0013). {@link #close()} stops the server (fast shutdown) and
+ * waits for it to end. Not thread-safe: start and stop from one thread. Throws
+ * {@link UncheckedIOException} when the server cannot be started.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
     public static final String USER = "postgres";
     public static final String PASSWORD = "postgres";
+    /** Fast shutdown (may write a checkpoint), then immediate shutdown, then SIGKILL to the server and its children. */
+    private static final List<Step> END_LEFTOVER = List.of(new Step(Signal.INT, Duration.ofSeconds(60)),
+            new Step(Signal.QUIT, Duration.ofSeconds(15)), new Step(Signal.KILL, Duration.ofSeconds(15)));
+    private static final Duration STOP_WAIT = Duration.ofSeconds(60);
 
     private final EmbeddedPostgres postgres;
     private final Path dataDirectory;
+    private final long pid;
+    private final PostmasterReaper reaper;
+    private final OwnerLock owner;
 
-    private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path dataDirectory) {
+    private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path dataDirectory, long pid, PostmasterReaper reaper,
+            OwnerLock owner) {
         this.postgres = postgres;
         this.dataDirectory = dataDirectory;
+        this.pid = pid;
+        this.reaper = reaper;
+        this.owner = owner;
     }
 
     /**
      * Starts PostgreSQL with its data in {@code dataDirectory} (kept between runs) on {@code port}
-     * (0 picks a free one). Server output goes to {@code postgres.log} beside the data directory.
+     * (0 picks a free one). Server output goes to {@code postgres.log} beside the data directory. A
+     * server left running there by a process that died is ended first.
+     *
+     * @throws DataDirectoryInUseException when a live process (this JVM included) runs a server there
      */
     public static EmbeddedPostgresServer start(Path dataDirectory, int port) {
+        Path data = dataDirectory.toAbsolutePath().normalize();
+        OwnerLock owner = OwnerLock.acquire(data.resolveSibling("postgres.owner"), data);
+        try {
+            endLeftover(data);
+            EmbeddedPostgres pg = launch(data, port);
+            long pid = Leftover.pidIn(data.resolve("postmaster.pid")).orElseThrow(() -> new IllegalStateException(
+                    "PostgreSQL started in " + data + " but wrote no postmaster.pid"));
+            return new EmbeddedPostgresServer(pg, data, pid, PostmasterReaper.watch(pid, data), owner);
+        } catch (RuntimeException e) {
+            try {
+                endLeftover(data); // never leave a half-started server behind
+            } catch (RuntimeException stillRunning) {
+                e.addSuppressed(stillRunning);
+            }
+            owner.close();
+            throw e;
+        }
+    }
+
+    /** Ends a postmaster of {@code data} whose owner died; only called under the directory's owner lock. */
+    private static void endLeftover(Path data) {
+        Leftover.end(data.resolve("postmaster.pid"), "PostgreSQL of " + data, argv -> isPostmasterOf(argv, data),
+                END_LEFTOVER);
+    }
+
+    /** {@code …/postgres -D <data> …}: the command pg_ctl runs. */
+    static boolean isPostmasterOf(List<String> argv, Path data) {
+        String program = argv.isEmpty() ? "" : argv.get(0).substring(argv.get(0).lastIndexOf('/') + 1);
+        if (!program.equals("postgres") && !program.equals("postmaster")) {
+            return false;
+        }
+        int d = argv.indexOf("-D");
+        return d >= 0 && d + 1 < argv.size() && Leftover.sameFile(argv.get(d + 1), data);
+    }
+
+    private static EmbeddedPostgres launch(Path dataDirectory, int port) {
         try {
             Files.createDirectories(dataDirectory.getParent());
             Path log = dataDirectory.resolveSibling("postgres.log");
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
+            return EmbeddedPostgres.builder()
                     .setPgBinaryResolver(new RootSafeBinaryResolver())
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
@@ -56,7 +116,6 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                     .setOutputRedirector(Redirect.appendTo(log.toFile()))
                     .setErrorRedirector(Redirect.appendTo(log.toFile()))
                     .start();
-            return new EmbeddedPostgresServer(pg, dataDirectory);
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start in " + dataDirectory
                     + " (see postgres.log beside it): " + e.getMessage(), e);
@@ -87,12 +146,34 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         }
     }
 
+    /** The postmaster's process id. */
+    public long pid() {
+        return pid;
+    }
+
     @Override
     public void close() {
         try {
             postgres.close();
+            awaitEnd(); // pg_ctl gives up waiting after 5 s; the server may still be writing its checkpoint
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not stop cleanly", e);
+        } finally {
+            reaper.close();
+            owner.close();
         }
+    }
+
+    private void awaitEnd() {
+        ProcessHandle.of(pid).ifPresent(p -> {
+            try {
+                p.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                throw new IllegalStateException("PostgreSQL (pid " + pid + ") still runs " + STOP_WAIT.toSeconds()
+                        + " s after it was asked to stop", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 }

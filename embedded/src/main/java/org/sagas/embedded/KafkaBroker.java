@@ -21,6 +21,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.sagas.embedded.Leftover.Signal;
+import org.sagas.embedded.Leftover.Step;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,19 +33,27 @@ import org.slf4j.LoggerFactory;
  * <p>Its storage is formatted on first start and kept in the data directory; its log goes to
  * {@code kafka.log} there, never to our console. {@link #stop()} and {@link #kill()} let tests
  * inject a broker outage; {@link #start()} brings it back on the same port with the same data.
- * Not thread-safe.
+ *
+ * <p>The broker does not outlive this JVM: it runs under {@link ParentWatch}, which exits when
+ * this JVM dies. While it runs, this JVM holds {@code broker.owner} in the data directory
+ * ({@link OwnerLock}) and the broker's pid is in {@code broker.pid}; a start that can take the
+ * lock ends a broker a dead owner left running there (ADR 0013). Not thread-safe.
  */
 public final class KafkaBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaBroker.class);
     private static final String CLUSTER_ID = "c2FnYXMtZW1iZWRkZWQtMQ";
+    /** Orderly shutdown (ParentWatch's own bound is shorter), then SIGKILL. */
+    private static final List<Step> END_LEFTOVER = List.of(new Step(Signal.TERM, Duration.ofSeconds(45)),
+            new Step(Signal.KILL, Duration.ofSeconds(15)));
 
     private final Path dataDirectory;
     private final int port;
     private final int controllerPort;
     private Process process;
+    private OwnerLock owner;
 
     public KafkaBroker(Path dataDirectory, int port) {
-        this.dataDirectory = dataDirectory;
+        this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
         this.port = port == 0 ? FreePorts.find() : port;
         this.controllerPort = FreePorts.find();
     }
@@ -56,18 +66,28 @@ public final class KafkaBroker implements AutoCloseable {
         return port;
     }
 
-    /** Formats the storage if needed, starts the broker and waits until it answers. */
+    /**
+     * Formats the storage if needed, starts the broker and waits until it answers. A broker left
+     * running in the data directory by a process that died is ended first.
+     *
+     * @throws DataDirectoryInUseException when a live process (this JVM included) runs a broker there
+     */
     public KafkaBroker start() {
         if (process != null && process.isAlive()) {
             return this;
         }
+        if (owner == null) {
+            owner = OwnerLock.acquire(dataDirectory.resolve("broker.owner"), dataDirectory);
+        }
         try {
             Files.createDirectories(dataDirectory);
+            Leftover.end(pidFile(), "Kafka broker of " + dataDirectory, this::isBrokerOf, END_LEFTOVER);
             Path config = writeConfig();
             if (!Files.exists(dataDirectory.resolve("logs").resolve("meta.properties"))) {
                 format(config);
             }
             process = javaProcess("kafka.Kafka", config.toString()).start();
+            Files.writeString(pidFile(), process.pid() + "\n", StandardCharsets.UTF_8);
             try {
                 awaitReady(Duration.ofSeconds(90));
             } catch (IOException | RuntimeException e) {
@@ -77,8 +97,22 @@ public final class KafkaBroker implements AutoCloseable {
             log.info("Kafka broker ready at {} (data {})", bootstrapServers(), dataDirectory);
             return this;
         } catch (IOException e) {
+            end(true);
             throw new UncheckedIOException("Kafka broker did not start: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            end(true);
+            throw e;
         }
+    }
+
+    /** {@code java … ParentWatch kafka.Kafka <this directory's server.properties>}. */
+    private boolean isBrokerOf(List<String> argv) {
+        Path config = dataDirectory.resolve("server.properties");
+        return argv.contains("kafka.Kafka") && argv.stream().anyMatch(a -> Leftover.sameFile(a, config));
+    }
+
+    private Path pidFile() {
+        return dataDirectory.resolve("broker.pid");
     }
 
     /** Creates the topics that do not exist yet. */
@@ -127,6 +161,7 @@ public final class KafkaBroker implements AutoCloseable {
 
     private void end(boolean forcibly) {
         if (process == null) {
+            releaseOwnership();
             return;
         }
         if (forcibly) {
@@ -144,6 +179,21 @@ public final class KafkaBroker implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         process = null;
+        releaseOwnership();
+    }
+
+    /** Gives the data directory up: called once our broker ended (or never started). */
+    private void releaseOwnership() {
+        if (owner == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(pidFile());
+        } catch (IOException e) {
+            log.warn("could not remove {}: {}", pidFile(), e.toString());
+        }
+        owner.close();
+        owner = null;
     }
 
     private Path writeConfig() throws IOException {
@@ -219,6 +269,7 @@ public final class KafkaBroker implements AutoCloseable {
         command.add("-Dlog4j2.configurationFile=" + log4jConfig);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
+        command.add(ParentWatch.class.getName()); // exits when we die; stdin stays the pipe from us
         command.add(mainClass);
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);

@@ -73,6 +73,7 @@ class PoisonRowIT {
         MeterRegistry registry = new SimpleMeterRegistry();
         OutboxDeadLetters deadLetters = new OutboxDeadLetters(dataSource);
         try (TopicReader reader = new TopicReader(infra.bootstrapServers(), events);
+                TopicReader smallReader = new TopicReader(infra.bootstrapServers(), small);
                 OutboxRelay relay = OutboxRelay.builder().dataSource(dataSource)
                         .bootstrapServers(infra.bootstrapServers()).meterRegistry(registry).instanceId("poison")
                         .metricsInterval(Duration.ofMillis(200)).build()) {
@@ -110,6 +111,7 @@ class PoisonRowIT {
                         new AlterConfigOp(new ConfigEntry("max.message.bytes", "100000"), AlterConfigOp.OpType.SET))))
                         .all().get(30, TimeUnit.SECONDS);
             }
+            long releasedAt = System.currentTimeMillis();
             assertThat(deadLetters.replay(brokerRefused)).isTrue();
             assertThat(deadLetters.discard(producerRefused)).isTrue();
             assertThat(deadLetters.replay(brokerRefused)).as("replay is idempotent").isFalse();
@@ -119,11 +121,33 @@ class PoisonRowIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> values(reader).containsAll(List.of("order-a:3",
                     "order-c:2")) && Tables.outboxRows(dataSource) == 0);
             assertThat(deadLetters.count()).isZero();
+            // each after the row it waited for: order-a's third after its replayed second, order-c's
+            // second only after its first was discarded; every aggregate's rows in their own order
+            TopicReader.Seen replayed = smallReader.seen().stream().filter(r -> r.key().equals("order-a"))
+                    .findFirst().orElseThrow();
+            assertThat(replayed.value()).hasSize(5_000);
+            TopicReader.Seen third = seen(reader, "order-a:3");
+            assertThat(third.timestamp()).isGreaterThanOrEqualTo(replayed.timestamp())
+                    .isGreaterThanOrEqualTo(releasedAt);
+            assertThat(seen(reader, "order-c:2").timestamp()).isGreaterThanOrEqualTo(releasedAt);
+            assertThat(keyed(reader, "order-a")).containsExactly("order-a:1", "order-a:3");
+            assertThat(keyed(reader, "order-b")).containsExactly("order-b:1", "order-b:2", "order-b:3", "order-b:4",
+                    "order-b:5", "order-b:6");
+            assertThat(keyed(reader, "order-c")).containsExactly("order-c:2");
             await().atMost(Duration.ofSeconds(10)).until(() -> gauge(registry, "outbox.blocked.aggregates") == 0
                     && gauge(registry, "outbox.dead.letters") == 0);
             assertThat(registry.get("outbox.dead.lettered").counter().count()).isEqualTo(2);
             assertThat(registry.get("outbox.publish.latency").timer().count()).isEqualTo(10);
         }
+    }
+
+    private static TopicReader.Seen seen(TopicReader reader, String value) {
+        return reader.seen().stream().filter(r -> r.value().equals(value)).findFirst().orElseThrow();
+    }
+
+    /** The values published under {@code key}, in the order they were read (one partition: offset order). */
+    private static List<String> keyed(TopicReader reader, String key) {
+        return reader.seen().stream().filter(r -> r.key().equals(key)).map(TopicReader.Seen::value).toList();
     }
 
     private static List<String> values(TopicReader reader) {

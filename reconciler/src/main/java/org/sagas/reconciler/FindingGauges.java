@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
-import org.sagas.orchestrator.Schedulers;
+import org.sagas.orchestrator.lifecycle.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +23,7 @@ public final class FindingGauges implements AutoCloseable {
 
     private final Jdbi jdbi;
     private final Map<FindingKind, Map<FindingState, AtomicLong>> counts = new EnumMap<>(FindingKind.class);
-    private final ScheduledExecutorService scheduler = Schedulers.single("finding-gauges");
+    private final ScheduledExecutorService scheduler = Threads.scheduler("finding-gauges");
 
     public FindingGauges(Jdbi jdbi, MeterRegistry registry) {
         this.jdbi = jdbi;

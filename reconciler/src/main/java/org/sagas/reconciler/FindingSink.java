@@ -25,7 +25,7 @@ import org.sagas.orchestrator.ordering.OrderStatus;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
-import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +57,8 @@ public final class FindingSink implements AutoCloseable {
         this.afterOutboxWrite = afterOutboxWrite;
         this.registry = registry;
         this.loop = new ConsumerLoop(bootstrapServers, CONSUMER, Topics.RECONCILIATION_FINDINGS, this::handle,
-                () -> {}, registry, Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
+                () -> {}, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE,
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
     }
 
     public FindingSink start() {

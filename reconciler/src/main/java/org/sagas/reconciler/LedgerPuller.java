@@ -27,7 +27,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.sagas.orchestrator.Json;
-import org.sagas.orchestrator.Schedulers;
+import org.sagas.orchestrator.lifecycle.Threads;
 import org.sagas.orchestrator.messaging.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +73,7 @@ public final class LedgerPuller implements AutoCloseable {
     private final Duration period;
     private final KafkaProducer<String, byte[]> producer;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final ScheduledExecutorService scheduler = Schedulers.single("ledger-puller");
+    private final ScheduledExecutorService scheduler = Threads.scheduler("ledger-puller");
     private final MeterRegistry registry;
     private Connection lockConnection;
 

@@ -33,13 +33,19 @@ public final class InfrastructureExtension implements BeforeAllCallback, Paramet
     private static TestInfra infra(ExtensionContext context) {
         Class<?> testClass = context.getRequiredTestClass();
         ExtensionContext.Store store = context.getRoot().getStore(NS);
-        return store.getOrComputeIfAbsent(testClass.getName(), name -> {
-            String simple = testClass.getSimpleName().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
-            String id = simple.substring(0, Math.min(40, simple.length())) + "_" + ProcessHandle.current().pid()
-                    + "_" + SEQUENCE.incrementAndGet();
-            Infrastructure shared = Infrastructure.get();
-            shared.createDatabase(id);
-            return new TestInfra(shared, id);
-        }, TestInfra.class);
+        return store.getOrComputeIfAbsent(testClass.getName(), name -> forTestClass(testClass), TestInfra.class);
+    }
+
+    /**
+     * A database of its own for {@code testClass} on the shared infrastructure, for test engines
+     * other than Jupiter (jqwik properties) that cannot use this extension. The caller closes it.
+     */
+    public static TestInfra forTestClass(Class<?> testClass) {
+        String simple = testClass.getSimpleName().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+        String id = simple.substring(0, Math.min(40, simple.length())) + "_" + ProcessHandle.current().pid()
+                + "_" + SEQUENCE.incrementAndGet();
+        Infrastructure shared = Infrastructure.get();
+        shared.createDatabase(id);
+        return new TestInfra(shared, id);
     }
 }

@@ -17,10 +17,12 @@ import java.util.Map;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 /**
- * One participant's HTTP calls, with the failure mapping both clients share: a participant that
- * failed (timeout, refused or broken connection, 5xx, 408, 429, an unreadable answer) becomes a
- * {@link TransientFailure}; one that rejected the request (other 4xx) a {@link ParticipantError}.
- * No retries: they live in one layer above. Thread-safe.
+ * One participant's HTTP calls, with the outcome mapping both clients share (DESIGN.md section
+ * 8a): a participant that failed (timeout, refused or broken connection, 5xx, 408, 409, 425, 429,
+ * an unreadable answer) becomes a {@link TransientFailure}, marked as possibly effective unless
+ * the participant certainly did nothing (refused connection, 503, 408, 425, 429); one that
+ * refused the request for good (any other status) a {@link ParticipantError}. No retries: they
+ * live in one layer above. Thread-safe.
  */
 final class Exchange {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
@@ -31,7 +33,7 @@ final class Exchange {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1))
             .build();
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = org.sagas.orchestrator.Json.mapper();
 
     private final String participant;
     private final String base;
@@ -45,7 +47,8 @@ final class Exchange {
     /** A request to {@code path} (already encoded) that may take {@code timeout}. */
     HttpRequest.Builder request(String path, Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new TransientFailure(participant + ": no time left for " + path + " (timeout " + timeout + ")");
+            throw TransientFailure.withoutEffect(participant + ": no time left for " + path + " (timeout " + timeout
+                    + ")", null);
         }
         return HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).header("Accept", "application/json");
     }
@@ -78,10 +81,29 @@ final class Exchange {
             return json(response.body(), what);
         }
         String message = what + " answered " + status + ": " + abbreviate(response.body());
-        if (status >= 500 || status == 408 || status == 429) {
-            throw new TransientFailure(message);
+        switch (outcomeOf(status)) {
+            case FAILED_WITHOUT_EFFECT -> throw TransientFailure.withoutEffect(message, null);
+            case FAILED_MAYBE_EFFECTIVE -> throw new TransientFailure(message);
+            default -> throw new ParticipantError(participant, message, status, response.body());
         }
-        throw new ParticipantError(message, status, response.body());
+    }
+
+    /** What a status other than 2xx (and an expected 404) says about the call. */
+    enum Failure { FAILED_WITHOUT_EFFECT, FAILED_MAYBE_EFFECTIVE, REFUSED }
+
+    /**
+     * 408, 425, 429 and 503: the participant did not get to the request. 409: another request
+     * with the same key is in progress there, so the key's effect is unknown. Other 5xx: failed,
+     * maybe after part of the work. Everything else (other 4xx, redirects): refused for good.
+     */
+    static Failure outcomeOf(int status) {
+        if (status == 408 || status == 425 || status == 429 || status == 503) {
+            return Failure.FAILED_WITHOUT_EFFECT;
+        }
+        if (status == 409 || status >= 500) {
+            return Failure.FAILED_MAYBE_EFFECTIVE;
+        }
+        return Failure.REFUSED;
     }
 
     /** The text member {@code name} of an answer; a missing one is an unreadable answer. */
@@ -97,11 +119,13 @@ final class Exchange {
     private HttpResponse<String> exchange(HttpRequest request, String what) {
         try {
             return CLIENT.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (java.net.http.HttpConnectTimeoutException e) {
+            throw TransientFailure.withoutEffect(what + ": could not connect in time (" + e.getMessage() + ")", e);
         } catch (HttpTimeoutException e) {
             throw new TransientFailure(what + " timed out (" + e.getMessage() + ", timeout "
                     + request.timeout().map(Duration::toMillis).orElse(0L) + " ms)", e);
         } catch (ConnectException e) {
-            throw new TransientFailure(what + ": connection refused or failed (" + e + ")", e);
+            throw TransientFailure.withoutEffect(what + ": connection refused or failed (" + e + ")", e);
         } catch (IOException e) {
             throw new TransientFailure(what + ": I/O error (" + e + ")", e);
         } catch (InterruptedException e) {

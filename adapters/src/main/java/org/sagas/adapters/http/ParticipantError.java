@@ -1,16 +1,19 @@
 package org.sagas.adapters.http;
 
+import org.sagas.orchestrator.resilience.ParticipantRefused;
+
 /**
- * A participant (inventory, payment provider) rejected a request as wrong: a 4xx other than 404
- * where it means "not found", 408 or 429. Not retriable: the same request would be rejected
- * again, so it does not count as the participant failing. Immutable.
+ * A participant (inventory, payment provider) refused an HTTP request for good: a 4xx other than
+ * 408, 409, 425 and 429 (and other than 404 where it means "not found"), or a status no retry can
+ * change (a redirect the client does not follow). The same request would be refused again, so it
+ * does not count as the participant failing. Immutable.
  */
-public final class ParticipantError extends RuntimeException {
+public final class ParticipantError extends ParticipantRefused {
     private final int status;
     private final String body;
 
-    public ParticipantError(String message, int status, String body) {
-        super(message);
+    public ParticipantError(String participant, String message, int status, String body) {
+        super(participant, message);
         this.status = status;
         this.body = body;
     }

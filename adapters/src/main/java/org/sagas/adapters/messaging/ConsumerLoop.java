@@ -2,6 +2,8 @@ package org.sagas.adapters.messaging;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -10,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -31,37 +35,47 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes one topic in a group, at least once, handing each poll's records of a partition to the
- * handler in batches (one transaction each, for example): the offset is committed only after the
- * handler succeeded, so handlers must be idempotent (the inbox makes them so). A batch that fails
+ * handler in batches (one transaction each, for example): offsets are committed only past what the
+ * handler finished, so handlers must be idempotent (the inbox makes them so). A batch that fails
  * as a whole is handled again one record at a time, so that one bad record holds up only itself.
- * A record the handler rejects (or a {@link PoisonMessage}) goes to {@code <topic>.dlt} with the
- * reason in header {@code dlt-reason}; any other failure is retried after a back-off, never
- * dropped. Runs on its own thread; {@link #close()} stops it.
+ *
+ * <p>A record whose handling fails is <em>set aside</em>, not waited for: the records behind it,
+ * in its partition and the others, go on, while it is tried again with back-off (100 ms doubling
+ * to 5 s) for at most {@code retryFor}; then it goes to {@code <topic>.dlt} with the reason in
+ * header {@code dlt-reason}, after the {@link DeadLetterListener} made it an incident for its
+ * order. A record the handler rejects (or a {@link PoisonMessage}) goes there at once, the same
+ * way. The committed offset of a partition never passes a record still set aside, so a restart
+ * reads it again. With {@link #MAX_WAITING} records set aside, fetching pauses until they clear (a
+ * database outage then holds the consumer instead of filling memory). Runs on its own thread;
+ * {@link #close()} stops it.
  */
 public final class ConsumerLoop implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConsumerLoop.class);
 
+    /** How long a failing record is tried again unless the caller says otherwise. */
+    public static final Duration DEFAULT_RETRY_FOR = Duration.ofSeconds(60);
+    /** The most records handled together: bounds a transaction and the wait between two yields. */
+    static final int MAX_BATCH = 20;
+    /** With this many records set aside, fetching pauses until some clear. */
+    static final int MAX_WAITING = 100;
+
     private final String topic;
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> deadLetters;
-    /** The most records handled together: bounds a transaction and the wait between two yields. */
-    static final int MAX_BATCH = 20;
-
     private final BatchHandler handler;
     private final Runnable beforeEachBatch;
+    private final Duration retryFor;
+    private final DeadLetterListener onDeadLetter;
     private final Thread thread;
     private volatile boolean running = true;
     private final Counter retried;
     private final Counter deadLettered;
-
-    /** A record failed and was logged; the loop goes back to the last committed offset. */
-    private static final class RetryLater extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        RetryLater(Throwable cause) {
-            super(cause);
-        }
-    }
+    private final RetryQueue waiting = new RetryQueue();
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+            new java.util.concurrent.atomic.AtomicInteger();
+    /** Per partition: the offset after the last record finished (handled, dead-lettered or set aside). */
+    private final Map<TopicPartition, Long> next = new HashMap<>();
+    private final Map<TopicPartition, Long> committed = new HashMap<>();
 
     /** Handles records of one partition together, in their order. */
     @FunctionalInterface
@@ -77,13 +91,34 @@ public final class ConsumerLoop implements AutoCloseable {
     /** A record the handler cannot process, and why. */
     public record Rejected(ConsumerRecord<String, byte[]> record, String reason) {}
 
+    /** Told about each record before it goes to the dead-letter topic (e.g. to raise an incident). */
+    @FunctionalInterface
+    public interface DeadLetterListener {
+        DeadLetterListener NONE = (record, reason) -> {};
+
+        /**
+         * Called before {@code record} is published to the dead-letter topic with {@code reason};
+         * may be called again for the same record. Throwing keeps the record set aside (tried again).
+         */
+        void deadLettering(ConsumerRecord<String, byte[]> record, String reason);
+    }
+
+    /** As the full constructor, retrying a failing record for {@link #DEFAULT_RETRY_FOR}, telling no one. */
+    public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
+            Runnable beforeEachBatch, MeterRegistry registry) {
+        this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, DEFAULT_RETRY_FOR,
+                DeadLetterListener.NONE);
+    }
+
     /**
      * @param beforeEachBatch runs before each batch is handled (e.g. waits while clients are
      *     busy, see {@code ForegroundFirst}); {@code () -> {}} for nothing
+     * @param retryFor how long a record whose handling keeps failing is tried again before it is
+     *     dead-lettered
      */
     public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
-            Runnable beforeEachBatch, MeterRegistry registry) {
-        this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, Map.of());
+            Runnable beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter) {
+        this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, retryFor, onDeadLetter, Map.of());
     }
 
     /**
@@ -91,14 +126,21 @@ public final class ConsumerLoop implements AutoCloseable {
      * {@code read_committed} for a topic written in Kafka transactions).
      */
     public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
-            Runnable beforeEachBatch, MeterRegistry registry, Map<String, Object> consumerOverrides) {
+            Runnable beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter,
+            Map<String, Object> consumerOverrides) {
         this.topic = topic;
         this.handler = handler;
         this.beforeEachBatch = beforeEachBatch;
+        this.retryFor = retryFor;
+        this.onDeadLetter = onDeadLetter;
         this.retried = Counter.builder("saga.consumer.retries").tag("topic", topic)
                 .description("Records whose handling failed and will be retried").register(registry);
         this.deadLettered = Counter.builder("saga.dead.lettered").tag("topic", topic)
                 .description("Records moved to the dead-letter topic").register(registry);
+        // One series per loop (several consume a topic in one process); sum them by topic.
+        Gauge.builder("saga.consumer.waiting", waiting, RetryQueue::size).tag("topic", topic)
+                .tag("consumer", Integer.toString(INSTANCES.incrementAndGet()))
+                .description("Records set aside after a failure, waiting to be tried again").register(registry);
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -122,26 +164,36 @@ public final class ConsumerLoop implements AutoCloseable {
     }
 
     private void run() {
-        consumer.subscribe(List.of(topic));
+        consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                commitProgress(partitions);
+                forget(partitions);
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                // Nothing to set up: a partition's records are read from its committed offset.
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                forget(partitions);
+            }
+        });
         Duration backoff = Duration.ofMillis(100);
         while (running) {
             try {
+                retryDue();
+                pauseWhileManyWait();
                 ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
-                Map<TopicPartition, OffsetAndMetadata> done = new java.util.HashMap<>();
-                try {
-                    for (TopicPartition partition : records.partitions()) {
-                        List<ConsumerRecord<String, byte[]>> all = records.records(partition);
-                        for (int from = 0; from < all.size(); from += MAX_BATCH) {
-                            process(all.subList(from, Math.min(all.size(), from + MAX_BATCH)),
-                                    r -> done.put(partition, new OffsetAndMetadata(r.offset() + 1)));
-                        }
-                    }
-                } finally {
-                    // What succeeded is committed even when a later record failed: less to redo.
-                    if (!done.isEmpty()) {
-                        consumer.commitSync(done);
+                for (TopicPartition partition : records.partitions()) {
+                    List<ConsumerRecord<String, byte[]>> all = records.records(partition);
+                    for (int from = 0; from < all.size(); from += MAX_BATCH) {
+                        process(all.subList(from, Math.min(all.size(), from + MAX_BATCH)));
                     }
                 }
+                commitProgress(next.keySet());
                 backoff = Duration.ofMillis(100);
             } catch (WakeupException e) {
                 // closing
@@ -149,10 +201,12 @@ public final class ConsumerLoop implements AutoCloseable {
                 if (!running) {
                     break;
                 }
-                if (!(e instanceof RetryLater)) {
-                    log.warn("consumer of {} failed, retrying from the last committed offset in {} ms: {}", topic,
-                            backoff.toMillis(), e.toString());
-                }
+                // The loop itself failed (the broker, a commit): start over from the committed offsets.
+                log.warn("consumer of {} failed, retrying from the last committed offset in {} ms: {}", topic,
+                        backoff.toMillis(), e.toString());
+                waiting.clear();
+                next.clear();
+                committed.clear();
                 rewind();
                 sleep(backoff);
                 backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5)
@@ -163,15 +217,15 @@ public final class ConsumerLoop implements AutoCloseable {
         deadLetters.close(Duration.ofSeconds(5));
     }
 
-    /** Handles {@code batch}, calling {@code done} with the last record handled (or dead-lettered). */
-    private void process(List<ConsumerRecord<String, byte[]>> batch, Consumer<ConsumerRecord<String, byte[]>> done) {
+    /** Handles {@code batch}; each of its records ends handled, dead-lettered or set aside. */
+    private void process(List<ConsumerRecord<String, byte[]>> batch) {
         beforeEachBatch.run();
         List<Rejected> rejected;
         try {
             rejected = handler.handle(batch);
         } catch (PoisonMessage poison) {
             if (batch.size() > 1) {
-                oneByOne(batch, done);
+                batch.forEach(r -> process(List.of(r)));
                 return;
             }
             rejected = List.of(new Rejected(batch.get(0), poison.getMessage()));
@@ -179,29 +233,119 @@ public final class ConsumerLoop implements AutoCloseable {
             if (batch.size() > 1) {
                 log.debug("{} batch of {} failed, handled again one record at a time: {}", topic, batch.size(),
                         e.toString());
-                oneByOne(batch, done);
+                batch.forEach(r -> process(List.of(r)));
                 return;
             }
-            // The fallback for a failed effect is to retry it later: visible with the order and the cause.
-            retried.increment();
-            log.warn("{} record for order {} failed, retried after a back-off: {}", topic, batch.get(0).key(),
-                    e.toString());
-            throw new RetryLater(e);
+            setAside(batch.get(0), e);
+            finished(batch.get(0));
+            return;
         }
         for (Rejected r : rejected) {
-            deadLetter(r.record(), r.reason());
-            deadLettered.increment();
+            if (!deadLetter(r.record(), r.reason())) {
+                waiting.add(r.record(), System.nanoTime(), "could not be dead-lettered: " + r.reason());
+            }
         }
-        done.accept(batch.get(batch.size() - 1));
+        finished(batch.get(batch.size() - 1));
     }
 
-    private void oneByOne(List<ConsumerRecord<String, byte[]>> batch, Consumer<ConsumerRecord<String, byte[]>> done) {
-        for (ConsumerRecord<String, byte[]> record : batch) {
-            process(List.of(record), done);
+    /** The fallback for a failed effect is to try it again later: visible with the order and the cause. */
+    private void setAside(ConsumerRecord<String, byte[]> record, RuntimeException e) {
+        retried.increment();
+        log.warn("{} record for order {} failed; set aside and tried again for up to {} s while the others go on:"
+                + " {}", topic, record.key(), retryFor.toSeconds(), e.toString());
+        waiting.add(record, System.nanoTime(), e.toString());
+    }
+
+    /** Tries again the records set aside whose back-off has passed; dead-letters those failing too long. */
+    private void retryDue() {
+        long now = System.nanoTime();
+        for (RetryQueue.Waiting w : waiting.due(now)) {
+            if (!running) {
+                return;
+            }
+            List<Rejected> rejected;
+            try {
+                rejected = handler.handle(List.of(w.record));
+            } catch (PoisonMessage poison) {
+                rejected = List.of(new Rejected(w.record, poison.getMessage()));
+            } catch (RuntimeException e) {
+                retried.increment();
+                if (w.failingFor(retryFor, now)) {
+                    String reason = "handling kept failing for " + retryFor.toSeconds() + " s (" + w.failures
+                            + " attempts): " + e;
+                    if (deadLetter(w.record, reason)) {
+                        waiting.remove(w);
+                        continue;
+                    }
+                }
+                w.failedAgain(now, e.toString());
+                continue;
+            }
+            waiting.remove(w);
+            log.info("{} record for order {} went through on attempt {}", topic, w.record.key(), w.failures + 1);
+            for (Rejected r : rejected) {
+                if (!deadLetter(r.record(), r.reason())) {
+                    waiting.add(r.record(), now, "could not be dead-lettered: " + r.reason());
+                }
+            }
         }
     }
 
-    private void deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
+    private void pauseWhileManyWait() {
+        var assigned = consumer.assignment();
+        if (waiting.size() >= MAX_WAITING) {
+            if (consumer.paused().size() < assigned.size()) {
+                log.warn("consumer of {}: {} records set aside; fetching paused until they clear", topic,
+                        waiting.size());
+                consumer.pause(assigned);
+            }
+        } else if (!consumer.paused().isEmpty()) {
+            consumer.resume(consumer.paused());
+        }
+    }
+
+    private void finished(ConsumerRecord<String, byte[]> record) {
+        next.merge(new TopicPartition(record.topic(), record.partition()), record.offset() + 1, Math::max);
+    }
+
+    /** Commits, for {@code partitions}, up to what finished but never past a record set aside. */
+    private void commitProgress(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (TopicPartition p : partitions) {
+            Long done = next.get(p);
+            if (done == null) {
+                continue;
+            }
+            long safe = Math.min(done, waiting.lowestOffset(p).orElse(Long.MAX_VALUE));
+            if (!Long.valueOf(safe).equals(committed.get(p))) {
+                offsets.put(p, new OffsetAndMetadata(safe));
+            }
+        }
+        if (!offsets.isEmpty()) {
+            consumer.commitSync(offsets);
+            offsets.forEach((p, o) -> committed.put(p, o.offset()));
+        }
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
+        waiting.drop(partitions);
+        next.keySet().removeAll(partitions);
+        committed.keySet().removeAll(partitions);
+    }
+
+    /**
+     * Publishes {@code record} to the dead-letter topic after telling the listener.
+     *
+     * @return false when either failed: the caller keeps the record and tries again later
+     */
+    private boolean deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
+        try {
+            onDeadLetter.deadLettering(record, reason);
+        } catch (RuntimeException e) {
+            log.warn("{} record for order {} not dead-lettered yet: its listener failed ({})", topic, record.key(),
+                    e.toString());
+            return false;
+        }
         ProducerRecord<String, byte[]> dead = new ProducerRecord<>(Topics.deadLetter(topic), record.key(),
                 record.value());
         record.headers().forEach(h -> dead.headers().add(h));
@@ -212,21 +356,25 @@ public final class ConsumerLoop implements AutoCloseable {
             deadLetters.send(dead).get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while dead-lettering", e);
+            return false;
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("could not dead-letter a message of " + topic, e);
+            log.warn("could not dead-letter {}/{}@{} (order {}); kept and tried again: {}", record.topic(),
+                    record.partition(), record.offset(), record.key(), e.toString());
+            return false;
         }
+        deadLettered.increment();
         log.warn("dead-lettered {}/{}@{} key {} to {}: {}", record.topic(), record.partition(), record.offset(),
                 record.key(), Topics.deadLetter(topic), reason);
+        return true;
     }
 
-    /** Goes back to the committed offsets so the failed record is read again. */
+    /** Goes back to the committed offsets so the records not finished are read again. */
     private void rewind() {
         try {
             var assigned = consumer.assignment();
-            var committed = consumer.committed(assigned, Duration.ofSeconds(5));
+            var offsets = consumer.committed(assigned, Duration.ofSeconds(5));
             for (TopicPartition p : assigned) {
-                OffsetAndMetadata offset = committed.get(p);
+                OffsetAndMetadata offset = offsets.get(p);
                 if (offset != null) {
                     consumer.seek(p, offset.offset());
                 } else {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.slf4j.Logger;
@@ -12,7 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Feeds replies (e.g. {@code payments.events}) to the saga engine, a batch at a time, which records
  * their message ids in the inbox with their effects. Key = saga id; a record without a usable one,
- * or for a saga that does not exist, is poison.
+ * or for a saga that does not exist, is poison. A reply whose handling keeps failing is retried for
+ * a bounded time while the others go on, then dead-lettered; either way a dead-lettered reply is the
+ * {@link IncidentCause#POISON_REPLY} incident of its saga.
  */
 public final class SagaReplyConsumer implements AutoCloseable {
     public static final String CONSUMER = "saga-orchestrator";
@@ -24,10 +27,34 @@ public final class SagaReplyConsumer implements AutoCloseable {
     /** @param beforeEachBatch see {@link ConsumerLoop} */
     public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
+        this(engine, bootstrapServers, group, topic, threads, beforeEachBatch, registry,
+                ConsumerLoop.DEFAULT_RETRY_FOR);
+    }
+
+    /** @param retryFor how long a reply whose handling fails is retried before it is dead-lettered */
+    public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
+            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
+            java.time.Duration retryFor) {
         this.engine = engine;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, topic, this::handle, beforeEachBatch,
-                        registry)).toList();
+                        registry, retryFor, this::deadLettering)).toList();
+    }
+
+    /** A reply given up on: its saga, when the key names one, waits for an operator. */
+    void deadLettering(ConsumerRecord<String, byte[]> record, String reason) {
+        sagaId(record.key()).ifPresent(id -> engine.raiseIncident(id, IncidentCause.POISON_REPLY,
+                "reply " + record.topic() + "/" + record.partition() + "@" + record.offset() + " dead-lettered: "
+                        + reason));
+    }
+
+    /** The saga id a record key names, if it is one. */
+    public static java.util.Optional<UUID> sagaId(String key) {
+        try {
+            return key == null ? java.util.Optional.empty() : java.util.Optional.of(UUID.fromString(key));
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     public SagaReplyConsumer start() {

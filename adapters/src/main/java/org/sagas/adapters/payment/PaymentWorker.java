@@ -9,8 +9,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,11 +20,15 @@ import org.sagas.adapters.messaging.PoisonMessage;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
+import org.sagas.orchestrator.ordering.OrderMessages.RefundPayment;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
+import org.sagas.orchestrator.ordering.Limits;
+import org.sagas.orchestrator.ordering.OrderReason;
 import org.sagas.orchestrator.ordering.PaymentProvider;
+import org.sagas.orchestrator.resilience.ParticipantRefused;
 import org.sagas.orchestrator.saga.IncomingMessage;
-import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,14 +37,19 @@ import org.slf4j.LoggerFactory;
  * publishes the outcomes to {@code payments.events} through the outbox, recording the commands'
  * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
  * A redelivered command has no second effect: the inbox skips it, and the provider answers a
- * repeated key from its ledger. A command that cannot be parsed, or that the provider refuses as
- * wrong (400, 422), goes to {@code payments.commands.dlt} with the reason. Thread-safe.
+ * repeated key from its ledger. A charge the provider refuses for good (a {@link
+ * ParticipantRefused}: nothing charged) is answered as a decline with code {@code payment_refused},
+ * so the order is cancelled and its stock released. A command that cannot be parsed goes to
+ * {@code payments.commands.dlt} with the reason.
+ *
+ * <p>A {@code RefundPayment} (an operator cancelled an order whose charge was under way or
+ * captured) refunds under its own key once the batch's charges ended, so a charge the same order
+ * asked for earlier is always settled first; a provider with no charge under the key took nothing,
+ * and there is nothing to refund. A refund the provider refuses for good is dead-lettered, which
+ * makes it its order's incident. Thread-safe.
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
-    /** The longest idempotency key a provider takes (as the API's {@code Idempotency-Key}). */
-    static final int MAX_KEY_LENGTH = 255;
-    private static final int CHARGING_THREADS = 16;
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
     private final Jdbi jdbi;
@@ -50,27 +57,42 @@ public final class PaymentWorker implements AutoCloseable {
     private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
     /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
-    private final AtomicInteger chargingThreads = new AtomicInteger();
-    private final ExecutorService charging = Executors.newFixedThreadPool(CHARGING_THREADS, r -> {
-        Thread t = new Thread(r, "payment-charge-" + chargingThreads.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService charging;
+    private final Function<RefundPayment, PaymentProvider.Charge> refund;
 
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
+     * @param refund refunds at the provider (through the resilience stack); throws when it failed
      * @param threads consumers in the group; at most the topic's partition count are busy
+     * @param chargingThreads provider calls of a batch made side by side: the provider bulkhead's permits
      * @param beforeEachBatch see {@link ConsumerLoop}
      */
-    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads,
-            Function<ChargePayment, PaymentProvider.Charge> charge, Runnable afterOutboxWrite,
+    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
+            Function<ChargePayment, PaymentProvider.Charge> charge,
+            Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
+        this(jdbi, bootstrapServers, group, threads, chargingThreads, charge, refund, afterOutboxWrite,
+                beforeEachBatch, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
+    }
+
+    /**
+     * @param retryFor how long a command whose charge keeps failing is retried before it is dead-lettered
+     * @param onDeadLetter told about each command before it is dead-lettered (the product makes it
+     *     the COMMAND_DEAD_LETTERED incident of its order)
+     */
+    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
+            Function<ChargePayment, PaymentProvider.Charge> charge,
+            Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
+            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
+            java.time.Duration retryFor, ConsumerLoop.DeadLetterListener onDeadLetter) {
         this.jdbi = jdbi;
+        this.charging = org.sagas.orchestrator.lifecycle.Threads.pool("payment-charge", chargingThreads);
         this.charge = charge;
+        this.refund = refund;
         this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
-                        beforeEachBatch, registry))
+                        beforeEachBatch, registry, retryFor, onDeadLetter))
                 .toList();
     }
 
@@ -83,12 +105,55 @@ public final class PaymentWorker implements AutoCloseable {
     private record Charging(ConsumerRecord<String, byte[]> record, ChargePayment command,
             CompletableFuture<PaymentProvider.Charge> outcome) {}
 
+    /**
+     * What the provider said to a batch: the replies to publish (by command message id), the
+     * records set aside, and the first failure (the provider failed: the batch is retried).
+     */
+    record Charged(Map<UUID, OutgoingMessage> replies, List<ConsumerLoop.Rejected> rejected,
+            RuntimeException failed, List<Refunding> refunds) {}
+
+    /** A refund command of the batch, run once the batch's charges ended. */
+    record Refunding(ConsumerRecord<String, byte[]> record, RefundPayment command) {}
+
     List<ConsumerLoop.Rejected> handle(List<ConsumerRecord<String, byte[]>> records) {
+        Charged charged = charge(records);
+        if (charged.failed() != null) {
+            throw charged.failed();
+        }
+        charged.refunds().forEach(r -> refund(r, charged.rejected()));
+        if (charged.replies().isEmpty()) {
+            return charged.rejected();
+        }
+        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
+            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, charged.replies().keySet());
+            List<OutgoingMessage> out = new ArrayList<>();
+            charged.replies().forEach((id, reply) -> {
+                if (fresh.contains(id)) {
+                    out.add(reply);
+                }
+            });
+            OutboxWriter.append(h, out);
+            return out;
+        });
+        if (!first.isEmpty()) {
+            afterOutboxWrite.run();
+            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
+        }
+        return charged.rejected();
+    }
+
+    /** Calls the provider for each command of the batch, side by side; writes nothing. */
+    Charged charge(List<ConsumerRecord<String, byte[]>> records) {
         List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
         Map<UUID, Charging> calls = new LinkedHashMap<>();
+        List<Refunding> refunds = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
                 IncomingMessage message = ParsedMessage.parse(record);
+                if (OrderMessages.REFUND_PAYMENT.equals(message.type())) {
+                    refunds.add(new Refunding(record, readRefund(message.payload())));
+                    continue;
+                }
                 if (!OrderMessages.CHARGE_PAYMENT.equals(message.type())) {
                     throw new PoisonMessage("unexpected message type " + message.type() + " on "
                             + Topics.PAYMENTS_COMMANDS);
@@ -97,7 +162,7 @@ public final class PaymentWorker implements AutoCloseable {
                 // The batch's charges run side by side (the provider's bulkhead bounds them), so a
                 // slow provider costs one call's latency per batch, not one per command. A
                 // redelivered command calls the provider again with the same key and gets the
-                // stored answer; the inbox below keeps its effect (the reply) to one.
+                // stored answer; the inbox keeps its effect (the reply) to one.
                 calls.put(message.messageId(), new Charging(record, command,
                         CompletableFuture.supplyAsync(() -> charge.apply(command), charging)));
             } catch (PoisonMessage poison) {
@@ -112,43 +177,41 @@ public final class PaymentWorker implements AutoCloseable {
                 replies.put(call.getKey(), reply(c.command(), c.outcome().join()));
             } catch (CompletionException e) {
                 RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                if (cause instanceof ParticipantError refused && refusedForGood(refused)) {
-                    // The provider charged nothing and never will for this request: set it aside,
-                    // visibly. The order shows PAYMENT_UNKNOWN after its step timeout, for an operator.
-                    rejected.add(new ConsumerLoop.Rejected(c.record(),
-                            "the provider refused the charge: " + refused.getMessage()));
+                if (cause instanceof ParticipantRefused refused) {
+                    // Refused for good: nothing was charged, and sending it again cannot charge. The
+                    // saga hears it as a refusal (code payment_refused) and cancels the order.
+                    log.warn("order {} charge refused by the provider: {}", c.command().orderId(),
+                            refused.getMessage());
+                    replies.put(call.getKey(), refusedReply(c.command(), refused));
                 } else if (failed == null) {
-                    failed = cause; // e.g. 401/403, the provider down: retried once the other calls ended
+                    failed = cause; // the provider failed or is unavailable: retried by the consumer
                 }
             }
         }
-        if (failed != null) {
-            throw failed;
-        }
-        if (replies.isEmpty()) {
-            return rejected;
-        }
-        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
-            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, replies.keySet());
-            List<OutgoingMessage> out = new ArrayList<>();
-            replies.forEach((id, reply) -> {
-                if (fresh.contains(id)) {
-                    out.add(reply);
-                }
-            });
-            OutboxWriter.append(h, out);
-            return out;
-        });
-        if (!first.isEmpty()) {
-            afterOutboxWrite.run();
-            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
-        }
-        return rejected;
+        return new Charged(replies, rejected, failed, refunds);
     }
 
-    /** 400 or 422: the request itself is wrong, so sending it again can never charge. */
-    private static boolean refusedForGood(ParticipantError refused) {
-        return refused.status() == 400 || refused.status() == 422;
+    /** Refunds; a failure throws (the batch is retried, charges included: they answer from the ledger). */
+    private void refund(Refunding r, List<ConsumerLoop.Rejected> rejected) {
+        try {
+            PaymentProvider.Charge now = refund.apply(r.command());
+            log.info("order {} refund {} of charge {}: the charge is {}", r.command().orderId(),
+                    r.command().refundKey(), r.command().chargeKey(), now);
+        } catch (ParticipantRefused refused) {
+            if (refused instanceof ParticipantError error && error.status() == 404) {
+                log.info("order {} refund {}: the provider has no charge {}, nothing was taken", r.command().orderId(),
+                        r.command().refundKey(), r.command().chargeKey());
+            } else {
+                rejected.add(new ConsumerLoop.Rejected(r.record(), "the provider refused the refund: "
+                        + refused.getMessage()));
+            }
+        }
+    }
+
+    private static OutgoingMessage refusedReply(ChargePayment command, ParticipantRefused refused) {
+        return new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
+                OrderMessages.PAYMENT_DECLINED, new OrderMessages.PaymentDeclined(command.orderId(),
+                        command.idempotencyKey(), refused.getMessage(), OrderReason.PAYMENT_REFUSED.code()));
     }
 
     private static OutgoingMessage reply(ChargePayment command, PaymentProvider.Charge outcome) {
@@ -158,7 +221,8 @@ public final class PaymentWorker implements AutoCloseable {
                         new OrderMessages.PaymentCaptured(command.orderId(), command.idempotencyKey()))
                 : new OutgoingMessage(Topics.PAYMENTS_EVENTS, command.orderId().toString(),
                         OrderMessages.PAYMENT_DECLINED, new OrderMessages.PaymentDeclined(command.orderId(),
-                                command.idempotencyKey(), outcome.name().toLowerCase(java.util.Locale.ROOT)));
+                                command.idempotencyKey(), outcome.name().toLowerCase(java.util.Locale.ROOT),
+                                OrderReason.PAYMENT_DECLINED.code()));
     }
 
     private static ChargePayment read(JsonNode body) {
@@ -170,11 +234,31 @@ public final class PaymentWorker implements AutoCloseable {
             if (amount == null || !amount.isIntegralNumber() || amount.asLong() < 0) {
                 throw new PoisonMessage("amountCents must be a non-negative integer");
             }
-            if (!currency.matches("[A-Z]{3}") || key.isBlank() || key.length() > MAX_KEY_LENGTH) {
-                throw new PoisonMessage("invalid currency or idempotencyKey (1-" + MAX_KEY_LENGTH + " characters)");
+            if (!currency.matches("[A-Z]{3}")) {
+                throw new PoisonMessage("currency must be three capital letters");
             }
+            // The provider takes what the orchestrator's limits allow, no more (Limits).
+            Limits.textProblem(key, Limits.MAX_KEY).ifPresent(problem -> {
+                throw new PoisonMessage("idempotencyKey " + problem);
+            });
             String customer = body.hasNonNull("customerId") ? body.get("customerId").asText() : "";
             return new ChargePayment(orderId, customer, amount.asLong(), currency, key);
+        } catch (IllegalArgumentException e) {
+            throw new PoisonMessage("orderId is not a UUID");
+        }
+    }
+
+    private static RefundPayment readRefund(JsonNode body) {
+        try {
+            UUID orderId = UUID.fromString(text(body, "orderId"));
+            String chargeKey = text(body, "chargeKey");
+            String refundKey = text(body, "refundKey");
+            for (String key : List.of(chargeKey, refundKey)) {
+                Limits.textProblem(key, Limits.MAX_KEY).ifPresent(problem -> {
+                    throw new PoisonMessage("chargeKey and refundKey " + problem);
+                });
+            }
+            return new RefundPayment(orderId, chargeKey, refundKey);
         } catch (IllegalArgumentException e) {
             throw new PoisonMessage("orderId is not a UUID");
         }

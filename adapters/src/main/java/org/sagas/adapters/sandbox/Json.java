@@ -1,24 +1,20 @@
 package org.sagas.adapters.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.Set;
+import org.sagas.orchestrator.ordering.Limits;
 
 /**
  * Reads request bodies strictly and names the field at fault: every failure is a
  * {@link Problem#invalid} (400). Stateless and thread-safe.
  */
 final class Json {
-    static final ObjectMapper MAPPER = JsonMapper.builder()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    /** The product's strict reader for outside input: the sandbox reads what the API would. */
+    static final ObjectMapper MAPPER = org.sagas.orchestrator.Json.strict();
 
     private Json() {}
 
@@ -79,14 +75,14 @@ final class Json {
         return text(node.textValue(), path, maxLength);
     }
 
-    /** A non-blank string of at most {@code maxLength} characters, from a body or a header. */
+    /**
+     * A string of 1 to {@code maxLength} printable characters (code points), from a body, a path or
+     * a header: the orchestrator's own rule ({@link Limits}), so what its API accepts is accepted here.
+     */
     static String text(String value, String path, int maxLength) {
-        if (value == null || value.isBlank()) {
-            throw Problem.invalid(path, "must not be blank");
-        }
-        if (value.length() > maxLength) {
-            throw Problem.invalid(path, "must be at most " + maxLength + " characters");
-        }
+        Limits.textProblem(value, maxLength).ifPresent(problem -> {
+            throw Problem.invalid(path, problem);
+        });
         return value;
     }
 

@@ -1,6 +1,6 @@
 package org.sagas.adapters.sandbox;
 
-import java.util.LinkedHashMap;
+import org.sagas.orchestrator.ProblemDetail;
 import java.util.Map;
 
 /**
@@ -10,7 +10,7 @@ import java.util.Map;
  */
 final class Problem extends RuntimeException {
     private final int status;
-    private final String type;
+    private final String slug;
     private final String title;
     private final String field;
 
@@ -18,7 +18,7 @@ final class Problem extends RuntimeException {
         // A problem is an answer, not a bug: no stack trace to fill.
         super(detail, null, false, false);
         this.status = status;
-        this.type = "/problems/" + slug;
+        this.slug = slug;
         this.title = title;
         this.field = field;
     }
@@ -58,14 +58,7 @@ final class Problem extends RuntimeException {
     }
 
     Map<String, Object> body() {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", type);
-        body.put("title", title);
-        body.put("status", status);
-        body.put("detail", getMessage());
-        if (field != null) {
-            body.put("field", field);
-        }
-        return body;
+        return new ProblemDetail(status, slug, title, getMessage(),
+                field == null ? Map.of() : Map.of("field", field)).members();
     }
 }

@@ -7,7 +7,7 @@ import java.util.OptionalLong;
 final class Requests {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final String DEADLINE = "X-Deadline";
-    static final int MAX_KEY_LENGTH = 255;
+    static final int MAX_KEY_LENGTH = org.sagas.orchestrator.ordering.Limits.MAX_KEY;
 
     private Requests() {}
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.sagas.orchestrator.ordering.Limits;
 
 /**
  * The body of {@code POST /reservations}: {@code {"orderId","lines":[{"sku","quantity"}]}}.
@@ -13,9 +14,10 @@ import java.util.TreeMap;
  */
 record ReserveRequest(String orderId, List<Reservation.Line> lines) {
     static final int MAX_ORDER_ID_LENGTH = 100;
-    static final int MAX_SKU_LENGTH = 64;
-    static final int MAX_LINES = 100;
-    static final int MAX_QUANTITY = 1_000_000;
+    // The orchestrator's limits, so that every order its API accepts can be reserved here.
+    static final int MAX_SKU_LENGTH = Limits.MAX_SKU;
+    static final int MAX_LINES = Limits.MAX_LINES;
+    static final int MAX_QUANTITY = Limits.MAX_QUANTITY;
 
     ReserveRequest {
         lines = List.copyOf(lines);

@@ -16,9 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.sagas.orchestrator.http.EdgeLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +36,12 @@ final class SandboxServer implements AutoCloseable {
     private static final int DATABASE_THREADS = 16;
     /** Longer than the longest injected latency (120 s) plus a held answer (30 s). */
     private static final long IDLE_TIMEOUT_MILLIS = 180_000;
+    /**
+     * The sandboxes answer slowly on purpose, so their idle timeout is long; a request body must
+     * still arrive at 1 KiB/s at least, and oversized headers get problem+json, as on the API.
+     */
+    private static final EdgeLimits LIMITS = new EdgeLimits(java.time.Duration.ofMillis(IDLE_TIMEOUT_MILLIS), 1024,
+            java.time.Duration.ofSeconds(1), 64, 64 * 1024, EdgeLimits.DEFAULT_DRAIN_BYTES);
 
     private final String name;
     private final Delays delays;
@@ -55,6 +60,7 @@ final class SandboxServer implements AutoCloseable {
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.threadPool = http;
             config.http.asyncTimeout = IDLE_TIMEOUT_MILLIS;
+            LIMITS.apply(config);
             config.routes.exception(Problem.class, (problem, ctx) -> problem(ctx, problem));
             config.routes.exception(HttpResponseException.class, (e, ctx) -> problem(ctx,
                     Problem.of(e.getStatus(), HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage())));
@@ -71,11 +77,7 @@ final class SandboxServer implements AutoCloseable {
             close();
             throw e;
         }
-        for (Connector connector : app.jettyServer().server().getConnectors()) {
-            if (connector instanceof ServerConnector serverConnector) {
-                serverConnector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
-            }
-        }
+        LIMITS.applyIdleTimeout(app.jettyServer().server());
         log.info("{} listening on http://{}:{}", name, host, port());
     }
 

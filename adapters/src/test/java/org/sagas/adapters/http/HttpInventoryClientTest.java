@@ -89,7 +89,7 @@ class HttpInventoryClientTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {500, 502, 503, 504, 429, 408})
+    @ValueSource(ints = {500, 502, 503, 504, 429, 408, 409, 425})
     void shouldFailTransientlyWhenTheServiceFails(int status) {
         // Given an inventory answering a failure status
         inventory.answering(status, "{\"title\":\"failed\"}");
@@ -102,7 +102,23 @@ class HttpInventoryClientTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {400, 404, 409, 422})
+    @ValueSource(ints = {503, 429, 408, 425})
+    void shouldSayNothingHappenedWhenTheServiceDidNotGetToTheRequest(int status) {
+        inventory.answering(status, "{}");
+        assertThatThrownBy(() -> client.reserve("k", ORDER, LINES, TIMEOUT, 0))
+                .isInstanceOfSatisfying(TransientFailure.class, e -> assertThat(e.mayHaveTakenEffect()).isFalse());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {500, 502, 504, 409})
+    void shouldCallTheOutcomeUnknownWhenTheServiceMayHaveActed(int status) {
+        inventory.answering(status, "{}");
+        assertThatThrownBy(() -> client.reserve("k", ORDER, LINES, TIMEOUT, 0))
+                .isInstanceOfSatisfying(TransientFailure.class, e -> assertThat(e.mayHaveTakenEffect()).isTrue());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {400, 401, 403, 404, 410, 413, 422, 302})
     void shouldRejectWithAParticipantErrorOnOtherClientErrors(int status) {
         // Given an inventory that rejects the request
         inventory.answering(status, "{\"detail\":\"no\"}");
@@ -150,8 +166,9 @@ class HttpInventoryClientTest {
         }
         HttpInventoryClient nowhere = new HttpInventoryClient(URI.create("http://127.0.0.1:" + port));
         // When reserving
-        // Then it fails transiently
-        assertThatThrownBy(() -> nowhere.reserve("k", ORDER, LINES, TIMEOUT, 0)).isInstanceOf(TransientFailure.class);
+        // Then it fails transiently, certainly without effect
+        assertThatThrownBy(() -> nowhere.reserve("k", ORDER, LINES, TIMEOUT, 0))
+                .isInstanceOfSatisfying(TransientFailure.class, e -> assertThat(e.mayHaveTakenEffect()).isFalse());
     }
 
     @Test

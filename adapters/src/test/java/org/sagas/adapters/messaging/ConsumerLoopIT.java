@@ -78,15 +78,19 @@ class ConsumerLoopIT {
                 handler, yields::incrementAndGet, new SimpleMeterRegistry()).start()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == RECORDS - 1);
 
-            // Then every good record took effect exactly once, in order, in batches of at most 20,
-            // the failing one only after two retries and the rejected one not at all
+            // Then every good record took effect exactly once, in batches of at most 20, the others in
+            // order without waiting for the failing one, which took effect after two retries, and the
+            // rejected one not at all
             List<String> expected = new ArrayList<>();
             for (int i = 0; i < RECORDS; i++) {
-                if (i != POISON) {
+                if (i != POISON && i != FLAKY) {
                     expected.add("k" + i);
                 }
             }
-            assertThat(effects).containsExactlyElementsOf(expected);
+            assertThat(effects.stream().filter(k -> !k.equals("k" + FLAKY)).toList()).containsExactlyElementsOf(
+                    expected);
+            assertThat(effects).containsOnlyOnce("k" + FLAKY);
+            assertThat(effects.indexOf("k" + FLAKY)).as("set aside, not waited for").isGreaterThan(FLAKY);
             assertThat(batches).allSatisfy(size -> assertThat(size).isBetween(1, ConsumerLoop.MAX_BATCH));
             assertThat(batches).anySatisfy(size -> assertThat(size).isGreaterThan(1));
             assertThat(attempts.get("k" + FLAKY)).hasValue(3);
@@ -94,13 +98,82 @@ class ConsumerLoopIT {
             assertThat(IntStream.range(1, flakyBatches.size())
                     .anyMatch(i -> flakyBatches.get(i - 1) > 1 && flakyBatches.get(i) == 1)).as("batch sizes %s",
                     flakyBatches).isTrue();
-            assertThat(yields.get()).isEqualTo(batches.size());
+            // every batch of fresh records waited its turn first; the one retry from the side did not
+            assertThat(yields.get()).isEqualTo(batches.size() - 1);
 
             // And the rejected record is on the dead-letter topic with its reason
             ConsumerRecord<String, byte[]> dead = readOne(infra.bootstrapServers(), Topics.deadLetter(topic));
             assertThat(dead.key()).isEqualTo("k" + POISON);
             assertThat(new String(dead.headers().lastHeader(Topics.DLT_REASON).value(), StandardCharsets.UTF_8))
                     .isEqualTo("cannot read k" + POISON);
+        }
+    }
+
+    @Test
+    void shouldSetAsideARecordThatKeepsFailingThenDeadLetterItWhileTwoHundredOthersGoOn(TestInfra infra)
+            throws Exception {
+        // Given 201 records on two partitions, one of which (key "poison") always fails to take effect
+        String topic = infra.createTopic(infra.topic("poison"), 2);
+        infra.createTopic(Topics.deadLetter(topic), 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 201; i++) {
+                producer.send(new ProducerRecord<>(topic, i == 7 ? "poison" : "order-" + i, "reply " + i)).get();
+            }
+        }
+        Map<String, Long> effects = new ConcurrentHashMap<>();
+        AtomicInteger poisonAttempts = new AtomicInteger();
+        List<String> toldAbout = new CopyOnWriteArrayList<>();
+        String group = "poison-" + UUID.randomUUID();
+        ConsumerLoop.BatchHandler handler = records -> {
+            for (ConsumerRecord<String, byte[]> r : records) {
+                if (r.key().equals("poison")) {
+                    poisonAttempts.incrementAndGet();
+                    throw new IllegalStateException("saga data unreadable");
+                }
+            }
+            records.forEach(r -> effects.merge(r.key(), System.nanoTime(), (a, b) -> a));
+            return List.of();
+        };
+        Duration retryFor = Duration.ofSeconds(3);
+        long started = System.nanoTime();
+
+        // When the loop consumes them, retrying a failing record for 3 s
+        try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), group, topic, handler, () -> {},
+                new SimpleMeterRegistry(), retryFor, (record, reason) -> toldAbout.add(record.key() + ": " + reason))
+                .start()) {
+            // Then the 200 others take effect while the poison is still being retried
+            await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == 200);
+            long othersDone = System.nanoTime();
+            assertThat(toldAbout).as("not yet given up on").isEmpty();
+
+            // And the poison goes to the dead-letter topic with its reason, its listener told once,
+            // after it failed for the bound and was tried several times
+            ConsumerRecord<String, byte[]> dead = readOne(infra.bootstrapServers(), Topics.deadLetter(topic));
+            long deadAt = System.nanoTime();
+            assertThat(dead.key()).isEqualTo("poison");
+            assertThat(new String(dead.headers().lastHeader(Topics.DLT_REASON).value(), StandardCharsets.UTF_8))
+                    .contains("kept failing").contains("saga data unreadable");
+            assertThat(toldAbout).singleElement().satisfies(t -> assertThat(t).startsWith("poison: "));
+            assertThat(poisonAttempts.get()).isGreaterThanOrEqualTo(4);
+            assertThat(Duration.ofNanos(deadAt - started)).isGreaterThanOrEqualTo(retryFor);
+            assertThat(othersDone).isLessThan(deadAt);
+            assertThat(effects).doesNotContainKey("poison");
+
+            // And the group's offsets move past it, so a restart does not read it again
+            await().atMost(Duration.ofSeconds(10)).until(() -> committedTotal(infra.bootstrapServers(), group, topic)
+                    == 201);
+        }
+    }
+
+    private static long committedTotal(String bootstrap, String group, String topic) {
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
+                org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(topic)).mapToLong(e -> e.getValue().offset()).sum();
+        } catch (Exception e) {
+            return -1;
         }
     }
 

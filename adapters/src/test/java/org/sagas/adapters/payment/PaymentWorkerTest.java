@@ -17,10 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.sagas.adapters.http.ParticipantError;
 import org.sagas.adapters.messaging.ConsumerLoop;
 import org.sagas.orchestrator.messaging.Topics;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
+import org.sagas.orchestrator.resilience.TransientFailure;
 import org.sagas.orchestrator.ordering.PaymentProvider;
 
-/** Commands the worker must set aside rather than retry for ever: they would hold up their partition. */
+/** What the worker makes of the provider's outcomes: a reply, a record set aside, or a retry. */
 class PaymentWorkerTest {
     private final AtomicInteger calls = new AtomicInteger();
     private PaymentWorker worker;
@@ -30,18 +34,35 @@ class PaymentWorkerTest {
         worker.close();
     }
 
-    @Test
-    void shouldDeadLetterACommandTheProviderRefusesAsWrong() {
+    @ParameterizedTest
+    @ValueSource(ints = {400, 401, 403, 422})
+    void shouldAnswerARefusedChargeAsADeclineWithItsCodeInsteadOfRetrying(int status) {
         worker = worker(command -> {
             calls.incrementAndGet();
-            throw new ParticipantError("payment POST /charges answered 422: currency not supported", 422, "{}");
+            throw refused(status);
         });
 
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("order:charge")));
+        PaymentWorker.Charged charged = worker.charge(List.of(command("order:charge")));
 
-        assertThat(rejected).singleElement().satisfies(r -> assertThat(r.reason()).isEqualTo(
-                "the provider refused the charge: payment POST /charges answered 422: currency not supported"));
+        assertThat(charged.failed()).isNull();
+        assertThat(charged.rejected()).isEmpty();
+        assertThat(charged.replies().values()).singleElement().satisfies(reply -> {
+            assertThat(reply.type()).isEqualTo("PaymentDeclined");
+            OrderMessages.PaymentDeclined declined = (OrderMessages.PaymentDeclined) reply.payload();
+            assertThat(declined.code()).isEqualTo("payment_refused");
+            assertThat(declined.reason()).contains("answered " + status);
+        });
         assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void shouldRetryTheBatchWhenTheProviderFails() {
+        worker = worker(command -> {
+            throw new TransientFailure("payment POST /charges answered 503");
+        });
+
+        assertThatThrownBy(() -> worker.handle(List.of(command("order:charge"))))
+                .isInstanceOf(TransientFailure.class);
     }
 
     @Test
@@ -57,23 +78,13 @@ class PaymentWorkerTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-            throw new ParticipantError("payment POST /charges answered 422: currency not supported", 422, "{}");
+            throw refused(422);
         });
 
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("a:charge"), command("b:charge"),
+        PaymentWorker.Charged charged = worker.charge(List.of(command("a:charge"), command("b:charge"),
                 command("c:charge")));
 
-        assertThat(rejected).hasSize(3);
-    }
-
-    @Test
-    void shouldRetryWhenTheProviderRefusesForAReasonASettingCanFix() {
-        worker = worker(command -> {
-            throw new ParticipantError("payment POST /charges answered 401: unauthorized", 401, "{}");
-        });
-
-        assertThatThrownBy(() -> worker.handle(List.of(command("order:charge"))))
-                .isInstanceOf(ParticipantError.class);
+        assertThat(charged.replies()).hasSize(3);
     }
 
     @Test
@@ -83,16 +94,20 @@ class PaymentWorkerTest {
             return PaymentProvider.Charge.CAPTURED;
         });
 
-        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(command("k".repeat(256))));
+        List<ConsumerLoop.Rejected> rejected = worker.charge(List.of(command("k".repeat(256)))).rejected();
 
         assertThat(rejected).singleElement().satisfies(r -> assertThat(r.reason()).contains("idempotencyKey"));
         assertThat(calls).hasValue(0);
     }
 
+    private static ParticipantError refused(int status) {
+        return new ParticipantError("payment", "payment POST /charges answered " + status + ": no", status, "{}");
+    }
+
     private static PaymentWorker worker(Function<ChargePayment, PaymentProvider.Charge> charge) {
         // Consumers are built but never started: no broker, and with nothing to record no database.
-        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, charge, () -> { }, () -> { },
-                new SimpleMeterRegistry());
+        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, 4, charge,
+                refund -> PaymentProvider.Charge.REFUNDED, () -> { }, () -> { }, new SimpleMeterRegistry());
     }
 
     private static ConsumerRecord<String, byte[]> command(String key) {

@@ -409,6 +409,35 @@ class InventorySandboxIT {
     }
 
     @Test
+    void shouldTakeEverySkuTheOrdersApiTakesAndRefuseWhatItRefuses() {
+        // Given SKUs at the API's limits (Limits): 64 code points, here 128 UTF-16 units, and 1
+        String longest = "\uD83D\uDCE6".repeat(63) + sku().substring(0, 1);
+        String shortest = "\u00e9";
+        for (String sku : List.of(longest, shortest)) {
+            assertThat(http.put("/stock/" + encoded(sku), "{\"available\":3}").status()).isEqualTo(200);
+        }
+        UUID order = UUID.randomUUID();
+        // When an order reserves both
+        Reservation answer = client.reserve(order + ":reserve", order, List.of(line(longest, 1), line(shortest, 2)),
+                TIMEOUT, NO_DEADLINE);
+        // Then it holds them; and one code point more, or a control character, is refused like the API does
+        assertThat(answer).isEqualTo(Reservation.RESERVED);
+        assertThat(http.get("/stock/" + encoded(longest)).json().get("reserved").asLong()).isEqualTo(1);
+        for (String bad : List.of(longest + "x", "a\u0007b", "a\u200Bb")) {
+            UUID other = UUID.randomUUID();
+            assertThatThrownBy(() -> client.reserve(other + ":reserve", other, List.of(line(bad, 1)), TIMEOUT,
+                    NO_DEADLINE)).isInstanceOfSatisfying(ParticipantError.class, e -> {
+                        assertThat(e.status()).isEqualTo(400);
+                        assertThat(e.body()).contains("lines[0].sku");
+                    });
+        }
+    }
+
+    private static String encoded(String segment) {
+        return java.net.URLEncoder.encode(segment, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    @Test
     void shouldAnswerAProblemForAnUnknownPath() {
         // When a path the service does not have is asked for
         PlainHttp.Answer answer = http.get("/nothing-here");

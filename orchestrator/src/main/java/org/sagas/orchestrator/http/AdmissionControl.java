@@ -4,7 +4,9 @@ import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import org.sagas.orchestrator.resilience.Permit;
 import org.sagas.orchestrator.resilience.Priority;
 import org.sagas.orchestrator.resilience.PriorityShedder;
@@ -14,7 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Refuses work before doing any: a request whose deadline has passed, a priority class over its
  * in-flight limit, or a new order while the pending-confirmation cap is reached — each a
- * {@code 503} with {@code Retry-After}, nothing stored. Thread-safe.
+ * {@code 503} with {@code Retry-After}, nothing stored — and a client's new order while that
+ * client alone has {@code clientPendingCap} orders pending confirmation ({@code 429}), so one
+ * client cannot take the whole pending cap during an outage. The client's share is counted only
+ * while any order is pending at all. Runs once the request's body has arrived (see
+ * {@link BodyGate}), so clients still sending hold no slot. Thread-safe.
  */
 public final class AdmissionControl implements ApiServer.Admission {
     private static final Logger log = LoggerFactory.getLogger(AdmissionControl.class);
@@ -22,23 +28,28 @@ public final class AdmissionControl implements ApiServer.Admission {
     private final PriorityShedder shedder;
     private final LongSupplier pendingCount;
     private final long pendingCap;
+    private final ToLongFunction<Set<String>> pendingOf;
+    private final long clientPendingCap;
     private final Clock clock;
 
-    public AdmissionControl(PriorityShedder shedder, LongSupplier pendingCount, long pendingCap, Clock clock) {
+    /**
+     * @param pendingCount orders pending confirmation now (a gauge's last reading)
+     * @param pendingOf orders pending confirmation for these customers, counted now
+     */
+    public AdmissionControl(PriorityShedder shedder, LongSupplier pendingCount, long pendingCap,
+            ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock) {
         this.shedder = shedder;
         this.pendingCount = pendingCount;
         this.pendingCap = pendingCap;
+        this.pendingOf = pendingOf;
+        this.clientPendingCap = clientPendingCap;
         this.clock = clock;
     }
 
     @Override
-    public Ticket admit(Context ctx, long deadlineEpochMillis) {
-        Priority priority;
-        try {
-            priority = Priority.parse(ctx.header("X-Priority"));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequest("X-Priority", "must be high, normal or low");
-        }
+    public Ticket admit(Context ctx, Request request) {
+        Priority priority = request.priority();
+        long deadlineEpochMillis = request.deadlineEpochMillis();
         if (deadlineEpochMillis <= clock.millis()) {
             shedder.countShed(priority);
             refuse(ctx, "deadline-passed", "Deadline passed", "the request's X-Deadline has already passed", 1);
@@ -50,12 +61,26 @@ public final class AdmissionControl implements ApiServer.Admission {
                     priority.tagValue() + " priority requests are over their in-flight limit", 1);
             return null;
         }
-        if (pendingCount.getAsLong() >= pendingCap) {
+        long pending = pendingCount.getAsLong();
+        if (pending >= pendingCap) {
             permit.get().close();
-            log.warn("order refused: {} orders pending confirmation, cap {}", pendingCount.getAsLong(), pendingCap);
+            log.warn("order refused: {} orders pending confirmation, cap {}", pending, pendingCap);
             refuse(ctx, "pending-cap", "Too many orders pending confirmation",
                     "inventory is unavailable and the pending-confirmation cap (" + pendingCap + ") is reached", 5);
             return null;
+        }
+        if (pending > 0 && clientPendingCap < pendingCap) {
+            long mine = pendingOf.applyAsLong(request.customers());
+            if (mine >= clientPendingCap) {
+                permit.get().close();
+                log.warn("order refused: client {} has {} orders pending confirmation, its cap is {}", request.client(),
+                        mine, clientPendingCap);
+                ctx.header("Retry-After", "5");
+                Problems.send(ctx, 429, "client-pending-cap", "Too many of your orders pending confirmation",
+                        "inventory is unavailable and this client already has " + mine
+                                + " orders pending confirmation (cap " + clientPendingCap + ")", Map.of());
+                return null;
+            }
         }
         Permit held = permit.get();
         return held::close;

@@ -8,14 +8,19 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.ordering.OrderRequest;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStatus;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.ordering.SubmitResult;
+import org.sagas.orchestrator.resilience.Priority;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,13 +29,23 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
-    static final int MAX_BODY_BYTES = 64 * 1024;
-    static final int MAX_KEY_LENGTH = 255;
+    static final int MAX_KEY_LENGTH = org.sagas.orchestrator.ordering.Limits.MAX_KEY;
+    /** Requests refused at the edge, by reason: {@code saga_api_refused_total{reason}}. */
+    static final String REFUSED = "saga.api.refused";
 
     /** Decides, before any work, whether a request may proceed (load shedding, admission caps). */
     public interface Admission {
-        /** Null to proceed, or a permit to release when the request ends. */
-        Ticket admit(Context ctx, long deadlineEpochMillis);
+        /**
+         * What admission decides on, once the request has arrived and been read.
+         *
+         * @param client who the request counts against (an API key's name, or {@code customer:<id>})
+         * @param customers the customers whose pending orders are this client's share
+         * @param priority the priority honoured for this client ({@code normal} unless it may set one)
+         */
+        record Request(String client, Set<String> customers, Priority priority, long deadlineEpochMillis) {}
+
+        /** A ticket to release when the request ends, or null when refused (the answer is written). */
+        Ticket admit(Context ctx, Request request);
 
         /** An admitted request's slot, released exactly once. */
         interface Ticket extends AutoCloseable {
@@ -38,7 +53,7 @@ public final class ApiServer implements AutoCloseable {
             void close();
         }
 
-        Admission ALWAYS = (ctx, deadline) -> () -> {};
+        Admission ALWAYS = (ctx, request) -> () -> {};
     }
 
     private final Javalin app;
@@ -55,13 +70,29 @@ public final class ApiServer implements AutoCloseable {
     public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
             Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
             Clock clock, long defaultBudgetMillis, java.util.function.Consumer<io.javalin.config.RoutesConfig> more) {
-        Routes routes = new Routes(orders, store, readiness, admission, clock, defaultBudgetMillis);
+        return start(host, port, orders, store, readiness, registry, admission, clock, defaultBudgetMillis, more,
+                EdgeLimits.defaults(), ClientAccess.open(Set.of()), ClientQuotas.unlimited());
+    }
+
+    /**
+     * Starts the API with explicit limits for slow and large requests, client authentication and
+     * per-client rate limits.
+     */
+    public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
+            Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
+            Clock clock, long defaultBudgetMillis, java.util.function.Consumer<io.javalin.config.RoutesConfig> more,
+            EdgeLimits limits, ClientAccess access, ClientQuotas quotas) {
+        Consumer<String> refused = reason -> registry.counter(REFUSED, "reason", reason).increment();
+        Routes routes = new Routes(orders, store, readiness, admission, clock, defaultBudgetMillis, access, quotas);
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
-            config.http.maxRequestSize = MAX_BODY_BYTES;
+            config.http.maxRequestSize = limits.maxBodyBytes();
+            limits.apply(config);
+            limits.gateBodies(config, refused);
             QueuedThreadPool pool = new QueuedThreadPool(400, 16, 60_000);
             pool.setName("api");
             config.jetty.threadPool = pool;
+            config.requestLogger.http(new SubmitMetrics(registry));
             config.routes.post("/orders", routes::submit);
             config.routes.get("/orders/{id}", routes::order);
             config.routes.get("/orders", routes::list);
@@ -71,6 +102,10 @@ public final class ApiServer implements AutoCloseable {
                     .result(registry.scrape()));
             more.accept(config.routes);
             config.routes.exception(InvalidRequest.class, (e, ctx) -> Problems.invalid(ctx, e));
+            config.routes.exception(ApiRefusal.class, (e, ctx) -> {
+                refused.accept(e.type());
+                Problems.refused(ctx, e);
+            });
             config.routes.exception(HttpResponseException.class, (e, ctx) -> Problems.send(ctx, e.getStatus(),
                     "http-" + e.getStatus(), e.getMessage(), e.getMessage(), Map.of()));
             config.routes.exception(Exception.class, (e, ctx) -> {
@@ -84,6 +119,7 @@ public final class ApiServer implements AutoCloseable {
                 }
             });
         }).start(host, port);
+        limits.applyIdleTimeout(app.jettyServer().server());
         return new ApiServer(app);
     }
 
@@ -104,10 +140,14 @@ public final class ApiServer implements AutoCloseable {
         private final Admission admission;
         private final Clock clock;
         private final long defaultBudgetMillis;
+        private final ClientAccess access;
+        private final ClientQuotas quotas;
 
         Routes(OrderService orders, OrderStore store, Supplier<Map<String, Boolean>> readiness, Admission admission,
-                Clock clock, long defaultBudgetMillis) {
+                Clock clock, long defaultBudgetMillis, ClientAccess access, ClientQuotas quotas) {
             this.defaultBudgetMillis = defaultBudgetMillis;
+            this.access = access;
+            this.quotas = quotas;
             this.orders = orders;
             this.store = store;
             this.readiness = readiness;
@@ -115,21 +155,33 @@ public final class ApiServer implements AutoCloseable {
             this.clock = clock;
         }
 
+        /**
+         * Checks in order: who is asking (401), headers and the body (400), whether the key may act
+         * for its customer (403), the client's rate (429), then admission (503, or 429 for the
+         * client's share of pending orders). The body has already arrived whole (BodyGate), so
+         * nothing here waits on the client.
+         */
         void submit(Context ctx) {
+            Optional<ApiKeys.Client> client = access.authenticate(ctx);
             long deadline = deadline(ctx.header("X-Deadline"));
-            String key = ctx.header("Idempotency-Key");
-            if (key == null || key.isBlank()) {
-                throw new InvalidRequest("Idempotency-Key", "header is required");
+            String key = idempotencyKey(ctx.header("Idempotency-Key"));
+            Priority requested = priority(ctx.header("X-Priority"));
+            OrderRequest request = OrderRequestParser.parse(ctx.bodyAsBytes());
+            ClientAccess.requireCustomer(client, request.customerId());
+            String quotaName = ClientAccess.quotaName(client, request.customerId());
+            long retryAfter = quotas.tryTake(quotaName);
+            if (retryAfter > 0) {
+                throw ApiRefusal.tooMany("rate-limited", "Too many orders from this client",
+                        "this client is over its rate of order submissions; retry after " + retryAfter + " s",
+                        retryAfter);
             }
-            if (key.length() > MAX_KEY_LENGTH) {
-                throw new InvalidRequest("Idempotency-Key", "must be at most " + MAX_KEY_LENGTH + " characters");
-            }
-            try (Admission.Ticket ticket = admission.admit(ctx, deadline)) {
+            Priority priority = access.mayPrioritise(client, request.customerId()) ? requested : Priority.NORMAL;
+            Admission.Request admitting = new Admission.Request(quotaName,
+                    ClientAccess.customers(client, request.customerId()), priority, deadline);
+            try (Admission.Ticket ticket = admission.admit(ctx, admitting)) {
                 if (ticket == null) {
                     return; // refused; admission wrote the answer
                 }
-                byte[] body = ctx.bodyAsBytes();
-                var request = OrderRequestParser.parse(body);
                 SubmitResult result = orders.submit(key, request, deadline);
                 if (result.orderId() != null && result.httpStatus() == 202) {
                     ctx.header("Location", "/orders/" + result.orderId());
@@ -142,6 +194,28 @@ public final class ApiServer implements AutoCloseable {
             }
         }
 
+        private static String idempotencyKey(String key) {
+            if (key == null || key.isBlank()) {
+                throw new InvalidRequest("Idempotency-Key", "header is required");
+            }
+            if (key.length() > MAX_KEY_LENGTH) {
+                throw new InvalidRequest("Idempotency-Key", "must be at most " + MAX_KEY_LENGTH + " characters");
+            }
+            // Stored, logged and echoed in problems: visible ASCII only.
+            if (!key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                throw new InvalidRequest("Idempotency-Key", "must be visible ASCII characters (no spaces)");
+            }
+            return key;
+        }
+
+        private static Priority priority(String header) {
+            try {
+                return Priority.parse(header);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidRequest("X-Priority", "must be high, normal or low");
+            }
+        }
+
         void order(Context ctx) {
             UUID id;
             try {
@@ -149,8 +223,10 @@ public final class ApiServer implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 throw new InvalidRequest("id", "must be an order id (UUID)");
             }
+            Optional<ApiKeys.Client> client = access.authenticate(ctx);
             var view = store.find(id);
-            if (view.isEmpty()) {
+            // Another customer's order is answered as unknown: a 403 would confirm that the id exists.
+            if (view.isEmpty() || client.isPresent() && !client.get().customers().contains(view.get().customerId())) {
                 Problems.send(ctx, 404, "not-found", "Order not found", "no order " + id, Map.of());
                 return;
             }
@@ -158,7 +234,8 @@ public final class ApiServer implements AutoCloseable {
         }
 
         void list(Context ctx) {
-            String statusParam = ctx.queryParam("status");
+            Optional<ApiKeys.Client> client = access.authenticate(ctx);
+            String statusParam = single(ctx, "status");
             OrderStatus status = null;
             if (statusParam != null) {
                 try {
@@ -168,7 +245,7 @@ public final class ApiServer implements AutoCloseable {
                 }
             }
             int limit = 50;
-            String limitParam = ctx.queryParam("limit");
+            String limitParam = single(ctx, "limit");
             if (limitParam != null) {
                 try {
                     limit = Integer.parseInt(limitParam);
@@ -179,7 +256,16 @@ public final class ApiServer implements AutoCloseable {
                     throw new InvalidRequest("limit", "must be an integer from 1 to 1000");
                 }
             }
-            ctx.contentType("application/json").result(Json.write(store.list(status, limit)));
+            Set<String> customers = client.map(ApiKeys.Client::customers).orElse(null);
+            ctx.contentType("application/json").result(Json.write(store.list(status, limit, customers)));
+        }
+
+        /** A query parameter given at most once: two values would be read differently by different layers. */
+        private static String single(Context ctx, String name) {
+            if (ctx.queryParams(name).size() > 1) {
+                throw new InvalidRequest(name, "may be given once");
+            }
+            return ctx.queryParam(name);
         }
 
         void ready(Context ctx) {

@@ -56,8 +56,8 @@ public final class ForegroundFirst {
 
     /** Counts each admitted submission as in flight until its ticket closes. */
     public ApiServer.Admission around(ApiServer.Admission admission) {
-        return (ctx, deadline) -> {
-            ApiServer.Admission.Ticket ticket = admission.admit(ctx, deadline);
+        return (ctx, request) -> {
+            ApiServer.Admission.Ticket ticket = admission.admit(ctx, request);
             if (ticket == null) {
                 return null;
             }

@@ -1,34 +1,31 @@
 package org.sagas.orchestrator.http;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderLine;
 import org.sagas.orchestrator.ordering.OrderRequest;
 
 /**
  * Reads and validates a {@code POST /orders} body strictly: exact JSON types, no unknown fields,
- * every limit of the contract. Each failure names its field. Stateless and thread-safe.
+ * every limit of the contract, as {@link Limits} defines them for the participants too. Each failure
+ * names its field. Stateless and thread-safe.
  */
 public final class OrderRequestParser {
-    private static final ObjectMapper STRICT = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper STRICT = org.sagas.orchestrator.Json.strict();
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> ORDER_FIELDS = Set.of("customerId", "currency", "lines");
     private static final Set<String> LINE_FIELDS = Set.of("sku", "quantity", "unitPriceCents");
-    static final int MAX_LINES = 100;
-    static final int MAX_QUANTITY = 10_000;
-    static final long MAX_UNIT_PRICE = 1_000_000_000L;
+    static final int MAX_LINES = Limits.MAX_LINES;
+    static final int MAX_QUANTITY = Limits.MAX_QUANTITY;
+    static final long MAX_UNIT_PRICE = Limits.MAX_UNIT_PRICE_CENTS;
 
     private OrderRequestParser() {}
 
@@ -46,7 +43,7 @@ public final class OrderRequestParser {
             throw new InvalidRequest("body", "must be a JSON object");
         }
         rejectUnknown(root, ORDER_FIELDS, "");
-        String customerId = printable(root, "customerId", "customerId", 64);
+        String customerId = identifier(root, "customerId", "customerId", Limits.MAX_CUSTOMER_ID);
         JsonNode currencyNode = root.get("currency");
         if (currencyNode == null || !currencyNode.isTextual() || !CURRENCY.matcher(currencyNode.asText()).matches()) {
             throw new InvalidRequest("currency", "must be three capital letters (ISO 4217), e.g. \"EUR\"");
@@ -70,27 +67,27 @@ public final class OrderRequestParser {
             throw new InvalidRequest(path, "must be an object with sku, quantity and unitPriceCents");
         }
         rejectUnknown(node, LINE_FIELDS, path + ".");
-        String sku = printable(node, "sku", path + ".sku", 64);
+        String sku = identifier(node, "sku", path + ".sku", Limits.MAX_SKU);
         long quantity = integer(node, "quantity", path + ".quantity", 1, MAX_QUANTITY);
         long price = integer(node, "unitPriceCents", path + ".unitPriceCents", 0, MAX_UNIT_PRICE);
         return new OrderLine(sku, (int) quantity, price);
     }
 
-    private static String printable(JsonNode node, String name, String path, int max) {
+    /**
+     * Identifiers are letters and digits (any script, precomposed) and {@code - _ . : @ / # +}:
+     * no spaces, controls, NUL, format characters (RTL marks, zero-width joiners), combining
+     * marks, lone surrogates, symbols or emoji. They are stored, logged, sent to participants and
+     * compared byte for byte: two spellings that look alike must not be two customers.
+     */
+    private static String identifier(JsonNode node, String name, String path, int max) {
         JsonNode value = node.get(name);
         if (value == null || !value.isTextual()) {
-            throw new InvalidRequest(path, "must be a string of 1 to " + max + " printable characters");
+            throw new InvalidRequest(path, Limits.identifierRule(max));
         }
         String text = value.asText();
-        int length = text.codePointCount(0, text.length());
-        if (length < 1 || length > max) {
-            throw new InvalidRequest(path, "must be 1 to " + max + " characters long, got " + length);
-        }
-        if (text.codePoints().anyMatch(c -> Character.isISOControl(c) || !Character.isDefined(c)
-                || Character.getType(c) == Character.SURROGATE || Character.getType(c) == Character.FORMAT)
-                || text.isBlank()) {
-            throw new InvalidRequest(path, "must contain printable characters only");
-        }
+        Limits.identifierProblem(text, max).ifPresent(problem -> {
+            throw new InvalidRequest(path, problem);
+        });
         return text;
     }
 

@@ -24,7 +24,19 @@ public final class Topics {
     /** Header a dead-lettered message carries with the reason it was rejected. */
     public static final String DLT_REASON = "dlt-reason";
 
+    /**
+     * How long the product's topics keep records (set when it creates them): shorter than the
+     * inbox's retention ({@code SAGA_INBOX_RETENTION_MS}, 7 days), so a message can never be
+     * redelivered after the record of its first delivery was deleted. Dead-letter topics keep the
+     * broker's default, for operators.
+     */
+    public static final long RETENTION_MS = 3L * 24 * 60 * 60 * 1000;
+
     private Topics() {}
+
+    public static boolean isDeadLetter(String topic) {
+        return topic.endsWith(".dlt");
+    }
 
     public static String deadLetter(String topic) {
         return topic + ".dlt";

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * ({@code saga_time_to_terminal_seconds}). Counts are read from PostgreSQL on a short period and
  * cached, so scrapes and the admission cap cost nothing. Thread-safe.
  */
-public final class OrderGauges implements AutoCloseable {
+public final class OrderGauges {
     private static final Logger log = LoggerFactory.getLogger(OrderGauges.class);
 
     private final OrderStore orders;
@@ -29,7 +29,6 @@ public final class OrderGauges implements AutoCloseable {
     private final AtomicLong oldestPendingEpochMillis = new AtomicLong();
     private static final int TERMINAL_EVERY = 20;
     private long refreshes;
-    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("order-gauges");
 
     public OrderGauges(OrderStore orders, MeterRegistry registry, Clock clock) {
         this.orders = orders;
@@ -55,17 +54,13 @@ public final class OrderGauges implements AutoCloseable {
         });
     }
 
-    public OrderGauges start(Duration period) {
-        scheduler.scheduleWithFixedDelay(this::refresh, 0, period.toMillis(), TimeUnit.MILLISECONDS);
-        return this;
-    }
-
     /** Orders pending confirmation, as of the last refresh. */
     public long pending() {
         return counts.get(OrderStatus.PENDING_CONFIRMATION).get();
     }
 
-    void refresh() {
+    /** Reads the counts again; run periodically as a background job. */
+    public void refresh() {
         try {
             // Open orders are few and counted through the status index on every refresh; terminal
             // ones only grow, so they are counted less often.
@@ -89,10 +84,5 @@ public final class OrderGauges implements AutoCloseable {
     private double oldestPendingAgeSeconds() {
         long oldest = oldestPendingEpochMillis.get();
         return oldest == 0 ? 0 : Math.max(0, (clock.millis() - oldest) / 1000.0);
-    }
-
-    @Override
-    public void close() {
-        scheduler.shutdownNow();
     }
 }

@@ -5,6 +5,7 @@ import java.util.UUID;
 /** The messages of the orders saga: commands imperative, events past tense. */
 public final class OrderMessages {
     public static final String CHARGE_PAYMENT = "ChargePayment";
+    public static final String REFUND_PAYMENT = "RefundPayment";
     public static final String PAYMENT_CAPTURED = "PaymentCaptured";
     public static final String PAYMENT_DECLINED = "PaymentDeclined";
     public static final String ORDER_CONFIRMED = "OrderConfirmed";
@@ -20,9 +21,20 @@ public final class OrderMessages {
     public record ChargePayment(UUID orderId, String customerId, long amountCents, String currency,
             String idempotencyKey) {}
 
+    /**
+     * Refund whatever was captured under {@code chargeKey}, under {@code refundKey}: the undo of a
+     * charge when an operator cancels an order whose payment is under way or captured. It follows
+     * the charge command on the same topic and key, so the worker sees the charge first.
+     */
+    public record RefundPayment(UUID orderId, String chargeKey, String refundKey) {}
+
     public record PaymentCaptured(UUID orderId, String idempotencyKey) {}
 
-    public record PaymentDeclined(UUID orderId, String idempotencyKey, String reason) {}
+    /**
+     * The charge did not happen. {@code code} is {@code payment_refused} when the provider refused
+     * the request for good, else {@code payment_declined}; {@code reason} is the provider's word.
+     */
+    public record PaymentDeclined(UUID orderId, String idempotencyKey, String reason, String code) {}
 
     public record OrderConfirmed(UUID orderId, String customerId, long totalCents, String currency) {}
 

@@ -11,15 +11,18 @@ import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
+import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
-import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
+import org.sagas.orchestrator.saga.Reason;
 import org.sagas.orchestrator.saga.SagaDefinition;
 import org.sagas.orchestrator.saga.SagaInstance;
 import org.sagas.orchestrator.saga.SagaStatus;
 import org.sagas.orchestrator.saga.SagaStep;
 import org.sagas.orchestrator.saga.Situation;
 import org.sagas.orchestrator.saga.StepResult;
+import org.sagas.orchestrator.saga.Transition;
 
 /**
  * The orders saga: reserve stock (synchronous, may park on inventory), charge payment
@@ -31,8 +34,6 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     public static final String RESERVE_STOCK = "RESERVE_STOCK";
     public static final String CHARGE_PAYMENT = "CHARGE_PAYMENT";
     public static final String INVENTORY = "inventory";
-    /** Why an order was refused when inventory could not be reached and degraded mode is off. */
-    public static final String INVENTORY_UNAVAILABLE = "inventory unavailable";
 
     private final List<SagaStep<OrderData>> steps;
 
@@ -40,7 +41,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         this.steps = List.of(
                 new SagaStep.Sync<>(RESERVE_STOCK, inventory::reserve, inventory::release),
                 new SagaStep.Async<>(CHARGE_PAYMENT, OrderSaga::chargePayment, OrderSaga::onPaymentReply,
-                        paymentTimeout, null));
+                        paymentTimeout, OrderSaga::refundPayment));
     }
 
     @Override
@@ -77,7 +78,8 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             case COMPENSATED:
                 return OrderStatus.CANCELLED;
             case FAILED:
-                // Refused while the customer waited: rejected. Refused after it was accepted as pending: cancelled.
+                // Refused while the customer waited: rejected. Refused after it was accepted as pending
+                // (parked, or its reservation tried again after it threw): cancelled.
                 return s.parkCount() == 0 ? OrderStatus.REJECTED : OrderStatus.CANCELLED;
             default:
                 throw new IllegalStateException("no order status for " + s.status());
@@ -85,9 +87,11 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     }
 
     @Override
-    public List<OutgoingMessage> onEnd(SagaInstance<OrderData> ended, String reason) {
+    public List<OutgoingMessage> onEnd(SagaInstance<OrderData> ended, Reason reason) {
         OrderData o = ended.data();
         String key = o.orderId().toString();
+        // Customers get the stable code only; the detail stays in the history for operators.
+        String code = reason.code();
         if (ended.status() == SagaStatus.COMPLETED) {
             return List.of(
                     new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CONFIRMED,
@@ -97,18 +101,24 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         if (OrderStatus.REJECTED.name().equals(ended.label())) {
             return List.of(
                     new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_REJECTED,
-                            new OrderRejected(o.orderId(), o.customerId(), reason)),
-                    notice(o, "REJECTED", "Sorry, this order cannot be served (" + reason + "). Nothing was charged."));
+                            new OrderRejected(o.orderId(), o.customerId(), code)),
+                    notice(o, "REJECTED", "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }
         return List.of(
                 new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CANCELLED,
-                        new OrderCancelled(o.orderId(), o.customerId(), reason)),
-                notice(o, "CANCELLED", "Sorry, we could not complete your order (" + reason
+                        new OrderCancelled(o.orderId(), o.customerId(), code)),
+                notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
                         + "). Nothing was charged."));
     }
 
+    /**
+     * Keeps the order's status in step with the saga; and when this transition resolves the
+     * submission (the first outcome of the reservation, whoever ran it: the request, or a
+     * saga-worker after the request's process died), stores the answer under its Idempotency-Key.
+     */
     @Override
-    public void onTransition(Handle handle, SagaInstance<OrderData> after, String reason) {
+    public void onTransition(Handle handle, Transition<OrderData> t) {
+        SagaInstance<OrderData> after = t.after();
         OrderStatus status = OrderStatus.valueOf(after.label());
         // Version 0: the order row was inserted with this status in the same transaction.
         boolean changed = after.version() == 0 || OrderStore.updateStatus(handle, after.id(), status);
@@ -117,9 +127,23 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             OrderData o = after.data();
             OutboxWriter.append(handle, List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
                     OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(),
-                            status.name(), reason, o.totalCents(), o.currency(), after.version(),
+                            status.name(), t.reason().code(), o.totalCents(), o.currency(), after.version(),
                             java.time.Instant.now()))), after.id().toString());
         }
+        if (after.version() != 0 && resolvesSubmission(t)) {
+            SubmitResult answer = OrderAnswers.of(after.id(), status, after.cause(), false);
+            IdempotencyStore.completeForOrder(handle, after.id(), answer.httpStatus(), answer.body());
+        }
+    }
+
+    /** The answer a submission resolved by {@code t} gets (see {@link #onTransition}). */
+    static SubmitResult answerFor(Transition<OrderData> t) {
+        return OrderAnswers.of(t.after().id(), OrderStatus.valueOf(t.after().label()), t.after().cause(), false);
+    }
+
+    /** A move out of the first step as it was created: its outcome is the submission's answer. */
+    static boolean resolvesSubmission(Transition<OrderData> t) {
+        return t.before().status() == SagaStatus.RUNNING && t.before().stepIndex() == 0;
     }
 
     private static OutgoingMessage notice(OrderData o, String kind, String message) {
@@ -132,6 +156,12 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
                 new ChargePayment(o.orderId(), o.customerId(), o.totalCents(), o.currency(), o.chargeKey()));
     }
 
+    /** Only an operator's cancel undoes the charge step: a declined charge took nothing. */
+    private static OutgoingMessage refundPayment(UUID sagaId, OrderData o) {
+        return new OutgoingMessage(Topics.PAYMENTS_COMMANDS, o.orderId().toString(), OrderMessages.REFUND_PAYMENT,
+                new OrderMessages.RefundPayment(o.orderId(), o.chargeKey(), OrderKeys.refund(o.orderId())));
+    }
+
     private static StepResult<OrderData> onPaymentReply(OrderData o, IncomingMessage reply) {
         switch (reply.type()) {
             case OrderMessages.PAYMENT_CAPTURED:
@@ -139,7 +169,12 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             case OrderMessages.PAYMENT_DECLINED:
                 String why = reply.payload() != null && reply.payload().hasNonNull("reason")
                         ? reply.payload().get("reason").asText() : "declined";
-                return StepResult.refused("payment declined: " + why);
+                // A provider that refused the request for good says so by a code; anything else is a decline.
+                OrderReason reason = reply.payload() != null && reply.payload().hasNonNull("code")
+                        && OrderReason.ofCode(reply.payload().get("code").asText()).orElse(null)
+                                == OrderReason.PAYMENT_REFUSED ? OrderReason.PAYMENT_REFUSED
+                        : OrderReason.PAYMENT_DECLINED;
+                return StepResult.refused(reason.because(why));
             default:
                 return null;
         }

@@ -3,21 +3,19 @@ package org.sagas.orchestrator.ordering;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
+import org.sagas.orchestrator.saga.ConcurrentSagaUpdate;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaInstance;
-import org.sagas.orchestrator.saga.Transition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Submits orders: claims the idempotency key and stores the order and its saga in one
- * transaction, then runs the reservation while the client waits. Thread-safe.
+ * transaction, then runs the reservation while the client waits. The transition that resolves
+ * the reservation stores the answer under the key (see {@link OrderSaga#onTransition}). Thread-safe.
  */
 public final class OrderService {
     private static final Logger log = LoggerFactory.getLogger(OrderService.class);
@@ -54,7 +52,8 @@ public final class OrderService {
 
     /**
      * Submits {@code request} under {@code idempotencyKey}, answering by {@code deadlineEpochMillis}.
-     * A repeated key answers from what was stored (DESIGN.md section 5).
+     * A repeated key answers from what was stored (DESIGN.md section 5). The answer is the one the
+     * saga stored with the transition that resolved the submission, so a replay answers the same.
      */
     public SubmitResult submit(String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
         UUID orderId = UUID.randomUUID();
@@ -75,84 +74,40 @@ public final class OrderService {
         }
         SubmitResult[] answer = new SubmitResult[1];
         long callDeadline = deadlineEpochMillis - answerReserveMillis;
-        SagaInstance<OrderData> after = engine.advance(saga, started, callDeadline, (h, t) -> {
-            answer[0] = answerFor(orderId, t);
-            keys.complete(h, idempotencyKey, answer[0].httpStatus(), answer[0].body());
-        });
-        if (answer[0] == null) {
-            // The step ended without a final transition of its own (cannot happen for orders); answer from state.
-            answer[0] = answer(orderId, OrderStatus.valueOf(after.label()), false);
-            keys.complete(idempotencyKey, answer[0].httpStatus(), answer[0].body());
+        try {
+            engine.advance(saga, started, callDeadline, (h, t) -> {
+                if (answer[0] == null && OrderSaga.resolvesSubmission(t)) {
+                    answer[0] = OrderSaga.answerFor(t);
+                }
+            });
+        } catch (ConcurrentSagaUpdate e) {
+            // Another runner took the saga over (this request outlived its lease): it stores the answer.
+            log.info("order {} was moved on by another runner; answering from its key", orderId);
         }
-        return answer[0];
-    }
-
-    private static SubmitResult answerFor(UUID orderId, Transition<OrderData> t) {
-        OrderStatus status = OrderStatus.valueOf(t.after().label());
-        if (status == OrderStatus.REJECTED && t.reason() != null && t.reason().startsWith(OrderSaga.INVENTORY_UNAVAILABLE)) {
-            return inventoryUnavailable(orderId);
-        }
-        return answer(orderId, status, false);
+        return answer[0] != null ? answer[0] : answerStored(idempotencyKey, hash);
     }
 
     private SubmitResult answerRepeat(String key, String hash) {
         Optional<IdempotencyStore.Entry> entry = keys.find(key);
         if (entry.isEmpty()) {
             // Deleted between our claim and this read (retention); treat as in flight, the client retries.
-            return conflict("Idempotency-Key is being processed", 409);
+            return OrderAnswers.keyConflict("Idempotency-Key is being processed", 409);
         }
         IdempotencyStore.Entry e = entry.get();
         if (!e.requestHash().equals(hash)) {
-            return conflict("Idempotency-Key was used with a different request body", 422);
+            return OrderAnswers.keyConflict("Idempotency-Key was used with a different request body", 422);
         }
         if (e.completed()) {
             return new SubmitResult(e.responseStatus(), e.orderId(), e.responseBody(), true);
         }
-        if (e.createdAt().plus(engine.timings().lease()).isAfter(clock.instant())) {
-            return conflict("a request with this Idempotency-Key is still in progress", 409);
-        }
-        // The first request died before answering; its saga lives on. Answer from where it is now.
-        OrderStatus status = orders.status(e.orderId()).orElse(OrderStatus.PENDING_CONFIRMATION);
-        SubmitResult result = answer(e.orderId(), status, true);
-        keys.complete(key, result.httpStatus(), result.body());
-        log.info("idempotency key {} completed late for order {} ({})", key, e.orderId(), status);
-        return result;
+        // Not resolved yet: the first request is running, or died and a saga-worker will resolve
+        // it after the lease. Never a guess: the client asks again and gets the real outcome.
+        return OrderAnswers.keyConflict("a request with this Idempotency-Key is still in progress; retry later", 409);
     }
 
-    private static SubmitResult answer(UUID orderId, OrderStatus status, boolean replayed) {
-        if (status == OrderStatus.REJECTED) {
-            return problem(422, "out-of-stock", "Out of stock",
-                    "not enough stock for this order; it is stored as REJECTED", orderId, replayed);
-        }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("orderId", orderId);
-        body.put("status", status.name());
-        return new SubmitResult(202, orderId, Json.write(body), replayed);
-    }
-
-    private static SubmitResult conflict(String detail, int status) {
-        return problem(status, "idempotency-key", status == 409 ? "Request in progress" : "Idempotency-Key reused",
-                detail, null, false);
-    }
-
-    /** Inventory could not be reached and degraded mode is off: the order was not accepted. */
-    private static SubmitResult inventoryUnavailable(UUID orderId) {
-        return problem(503, "inventory-unavailable", "Inventory unavailable",
-                "inventory could not be reached and degraded mode is off; the order is REJECTED", orderId, false);
-    }
-
-    /** A problem+json answer (RFC 9457), naming the order when there is one. */
-    private static SubmitResult problem(int status, String type, String title, String detail, UUID orderId,
-            boolean replayed) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "/problems/" + type);
-        body.put("title", title);
-        body.put("status", status);
-        body.put("detail", detail);
-        if (orderId != null) {
-            body.put("orderId", orderId);
-        }
-        return new SubmitResult(status, orderId, Json.write(body), replayed);
+    private SubmitResult answerStored(String key, String hash) {
+        SubmitResult stored = answerRepeat(key, hash);
+        return new SubmitResult(stored.httpStatus(), stored.orderId(), stored.body(), false);
     }
 
     /** The retention the keys are kept for. */

@@ -4,17 +4,21 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.DependencyUnavailable;
+import org.sagas.orchestrator.resilience.ParticipantRefused;
 import org.sagas.orchestrator.resilience.ResilientDependency;
+import org.sagas.orchestrator.saga.Reason;
 import org.sagas.orchestrator.saga.StepContext;
 import org.sagas.orchestrator.saga.StepResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reserve and release through the inventory's resilience stack. Out of stock is an answer
- * (the saga's business path); a failed or unreachable inventory parks the order — the degraded
- * mode — counted in {@code saga_fallback_total{operation}} and logged with the order and the cause.
- * Thread-safe.
+ * Reserve and release through the inventory's resilience stack, each participant outcome mapped
+ * to its {@link StepResult} type. Out of stock and a refused request are answers (the saga's
+ * business path: the order is rejected, or cancelled once accepted); a failed or unreachable
+ * inventory parks the order — the degraded mode — counted in {@code saga_fallback_total{operation}}
+ * and logged with the order and the cause; an attempt that may have reserved is an unknown
+ * outcome, settled by retrying under the same key, or undone by it. Thread-safe.
  */
 public final class ResilientInventoryActions implements InventoryActions {
     private static final Logger log = LoggerFactory.getLogger(ResilientInventoryActions.class);
@@ -27,7 +31,7 @@ public final class ResilientInventoryActions implements InventoryActions {
 
     /**
      * @param degradedMode true (the product) parks orders when inventory is unavailable; false
-     *     fails them instead — only for comparing configurations in the cascade benchmark
+     *     rejects them instead, undoing by key a reservation that may have been made
      */
     public ResilientInventoryActions(InventoryPort inventory, ResilientDependency stack, MeterRegistry registry,
             boolean degradedMode) {
@@ -47,16 +51,22 @@ public final class ResilientInventoryActions implements InventoryActions {
                     timeout -> inventory.reserve(order.reserveKey(), order.orderId(), order.lines(), timeout,
                             context.deadlineEpochMillis()));
             return answer == InventoryPort.Reservation.RESERVED ? StepResult.done(order)
-                    : StepResult.refused("out of stock");
+                    : StepResult.refused(OrderReason.OUT_OF_STOCK.because("inventory holds too little stock"));
+        } catch (ParticipantRefused e) {
+            log.warn("order {} refused: inventory refused its reservation for good ({})", order.orderId(),
+                    e.getMessage());
+            return StepResult.refused(OrderReason.ORDER_REFUSED.because(e.getMessage()));
         } catch (DependencyUnavailable e) {
+            Reason reason = OrderReason.INVENTORY_UNAVAILABLE.because(describe(e));
             if (!degradedMode) {
-                log.warn("order {} failed: inventory {} ({}) and degraded mode is off", order.orderId(), e.reason(),
-                        cause(e));
-                return StepResult.refused(OrderSaga.INVENTORY_UNAVAILABLE + ": " + e.reason());
+                log.warn("order {} refused: inventory {} ({}) and degraded mode is off{}", order.orderId(),
+                        e.reason(), cause(e), e.mayHaveTakenEffect() ? "; releasing what it may have reserved" : "");
+                return e.mayHaveTakenEffect() ? StepResult.abandoned(reason) : StepResult.refused(reason);
             }
             reserveFallbacks.increment();
             log.warn("order {} pending confirmation: inventory {} ({})", order.orderId(), e.reason(), cause(e));
-            return StepResult.unavailable(OrderSaga.INVENTORY, e.reason() + ": " + cause(e));
+            return e.mayHaveTakenEffect() ? StepResult.unknown(OrderSaga.INVENTORY, reason)
+                    : StepResult.unavailable(OrderSaga.INVENTORY, reason);
         }
     }
 
@@ -69,11 +79,21 @@ public final class ResilientInventoryActions implements InventoryActions {
                 return Boolean.TRUE;
             });
             return StepResult.done(order);
+        } catch (ParticipantRefused e) {
+            // The saga makes this an incident: retrying cannot help, skipping would leave stock held.
+            return StepResult.refused(OrderReason.ORDER_REFUSED.because("inventory refused the release: "
+                    + e.getMessage()));
         } catch (DependencyUnavailable e) {
             releaseFallbacks.increment();
             log.warn("order {} release parked: inventory {} ({})", order.orderId(), e.reason(), cause(e));
-            return StepResult.unavailable(OrderSaga.INVENTORY, e.reason() + ": " + cause(e));
+            Reason reason = OrderReason.INVENTORY_UNAVAILABLE.because(describe(e));
+            return e.mayHaveTakenEffect() ? StepResult.unknown(OrderSaga.INVENTORY, reason)
+                    : StepResult.unavailable(OrderSaga.INVENTORY, reason);
         }
+    }
+
+    private static String describe(DependencyUnavailable e) {
+        return e.reason() + (e.mayHaveTakenEffect() ? " (outcome unknown)" : "") + ": " + cause(e);
     }
 
     private static String cause(Throwable e) {

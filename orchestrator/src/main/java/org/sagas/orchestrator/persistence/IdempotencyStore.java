@@ -65,6 +65,18 @@ public final class IdempotencyStore {
                 .bind("key", key).bind("status", status).bind("body", body).execute();
     }
 
+    /**
+     * Stores the answer under the key that created {@code orderId}, inside the caller's
+     * transaction, unless it was stored already: the first answer stands.
+     *
+     * @return true when this stored it
+     */
+    public static boolean completeForOrder(Handle h, UUID orderId, int status, String body) {
+        return h.createUpdate("UPDATE idempotency_keys SET state = 'COMPLETED', response_status = :status,"
+                        + " response_body = :body WHERE order_id = :order AND state = 'IN_FLIGHT'")
+                .bind("order", orderId).bind("status", status).bind("body", body).execute() > 0;
+    }
+
     public Optional<Entry> find(String key) {
         return jdbi.withHandle(h -> h.createQuery("SELECT idem_key, request_hash, state, response_status,"
                         + " response_body, order_id, created_at FROM idempotency_keys WHERE idem_key = :key")

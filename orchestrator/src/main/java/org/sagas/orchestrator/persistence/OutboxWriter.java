@@ -6,7 +6,7 @@ import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
 import org.sagas.orchestrator.Json;
-import org.sagas.orchestrator.saga.OutgoingMessage;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 
 /**
  * Appends messages to the transactional outbox inside the caller's transaction; the relay

@@ -1,6 +1,5 @@
 package org.sagas.orchestrator.resilience;
 
-import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -19,26 +18,28 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * predicates see neither the deadline nor whether a retry will really follow, and are also
  * evaluated after the last attempt, where spending a token would be wrong.
  *
- * <p>Thread-safe: per-call state lives on the stack; the budget and counters are thread-safe.
+ * <p>Without a {@link RetryConfig} every call makes one attempt. Thread-safe: per-call state lives
+ * on the stack; the budget and the listener are thread-safe.
  */
 final class AttemptLoop {
 
-    private final ResilienceConfig config;
+    private final String dependency;
+    private final TimeoutConfig timeout;
     private final int maxAttempts;
     private final TimedAttempt timedAttempt;
+    /** Null without retries, like {@link #backoff}. */
     private final RetryBudget budget;
     private final FullJitter backoff;
-    private final Counter retries;
-    private final Counter budgetExhausted;
+    private final ResilienceListener listener;
 
-    AttemptLoop(ResilienceConfig config, ResilienceMetrics metrics) {
-        this.config = config;
-        this.maxAttempts = config.retriesEnabled() ? config.maxAttempts() : 1;
+    AttemptLoop(ResilienceConfig config, ResilienceListener listener) {
+        this.dependency = config.dependency();
+        this.timeout = config.timeout();
+        this.maxAttempts = config.retry().map(RetryConfig::maxAttempts).orElse(1);
         this.timedAttempt = new TimedAttempt(config.dependency());
-        this.budget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetInitial());
-        this.backoff = new FullJitter(config.backoffBase(), config.backoffCap());
-        this.retries = metrics.retries();
-        this.budgetExhausted = metrics.retryBudgetExhausted();
+        this.budget = config.retry().map(r -> new RetryBudget(r.budgetRatio(), r.budgetInitial())).orElse(null);
+        this.backoff = config.retry().map(r -> new FullJitter(r.backoffBase(), r.backoffCap())).orElse(null);
+        this.listener = listener;
     }
 
     /**
@@ -48,24 +49,27 @@ final class AttemptLoop {
      */
     <T> AttemptOutcome<T> run(Deadline deadline, AttemptFunction<T> function) throws Exception {
         TransientFailure lastFailure = null;
+        // An earlier attempt that may have acted leaves the whole call's outcome unknown.
+        boolean mayHaveTakenEffect = false;
         for (int attempt = 1; ; attempt++) {
-            Duration timeout = deadline.cap(config.attemptTimeout());
-            if (timeout.compareTo(config.minimumUsefulBudget()) < 0) {
-                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure);
+            Duration attemptTimeout = deadline.cap(timeout.attemptTimeout());
+            if (attemptTimeout.compareTo(timeout.minimumUsefulBudget()) < 0) {
+                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect);
             }
-            if (attempt == 1) {
+            if (attempt == 1 && budget != null) {
                 budget.recordCall();
             }
             try {
-                return new Answered<>(timedAttempt.run(timeout, function));
+                return new Answered<>(timedAttempt.run(attemptTimeout, function));
             } catch (TransientFailure failure) {
                 lastFailure = failure;
+                mayHaveTakenEffect |= failure.mayHaveTakenEffect();
             }
             Optional<Duration> pause = backoffBeforeRetry(attempt, deadline);
             if (pause.isEmpty() || !sleep(pause.get())) {
-                return failed(lastFailure);
+                return failed(lastFailure, mayHaveTakenEffect);
             }
-            retries.increment();
+            listener.onRetry(dependency, attempt + 1);
         }
     }
 
@@ -74,13 +78,13 @@ final class AttemptLoop {
         if (attemptsMade >= maxAttempts) {
             return Optional.empty();
         }
-        Duration room = deadline.remaining().minus(config.minimumUsefulBudget());
+        Duration room = deadline.remaining().minus(timeout.minimumUsefulBudget());
         if (room.isNegative()) {
             return Optional.empty();
         }
         // Spend the token last, only once the retry is otherwise certain.
         if (!budget.tryAcquireRetry()) {
-            budgetExhausted.increment();
+            listener.onRetryBudgetExhausted(dependency);
             return Optional.empty();
         }
         Duration jittered = backoff.delay(attemptsMade - 1);
@@ -98,8 +102,8 @@ final class AttemptLoop {
         }
     }
 
-    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure) {
+    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure, boolean mayHaveTakenEffect) {
         Reason reason = lastFailure instanceof AttemptTimedOut ? Reason.TIMEOUT : Reason.RETRIES_EXHAUSTED;
-        return new Failed<>(reason, lastFailure);
+        return new Failed<>(reason, lastFailure, mayHaveTakenEffect);
     }
 }

@@ -9,8 +9,12 @@ sealed interface AttemptOutcome<T> {
     record Answered<T>(T value) implements AttemptOutcome<T> {
     }
 
-    /** Every attempt made failed transiently; {@code lastFailure} is the last one. */
-    record Failed<T>(Reason reason, TransientFailure lastFailure) implements AttemptOutcome<T> {
+    /**
+     * Every attempt made failed transiently; {@code lastFailure} is the last one.
+     * {@code mayHaveTakenEffect} is true when any of them may have acted at the dependency.
+     */
+    record Failed<T>(Reason reason, TransientFailure lastFailure, boolean mayHaveTakenEffect)
+            implements AttemptOutcome<T> {
     }
 
     /** Too little time was left to make even one attempt. */

@@ -7,7 +7,10 @@ import java.util.Objects;
  * open, bulkhead full, too little time left) or it failed transiently on every attempt allowed.
  *
  * <p>This is the signal for degraded mode: the caller decides what to do (park the order, retry
- * the compensation later). It never means the dependency said no. Immutable.
+ * the compensation later). It never means the dependency said no. {@link #mayHaveTakenEffect()}
+ * tells an <em>unknown</em> outcome (an attempt was sent and may have acted) from one where
+ * nothing happened; a caller that gives up on an unknown outcome undoes the call by its key.
+ * Immutable.
  */
 public class DependencyUnavailable extends RuntimeException {
 
@@ -27,18 +30,32 @@ public class DependencyUnavailable extends RuntimeException {
 
     private final String dependency;
     private final Reason reason;
+    private final boolean mayHaveTakenEffect;
 
     /** Creates the exception for a call that was never sent. */
     public DependencyUnavailable(String dependency, Reason reason) {
         this(dependency, reason, null);
     }
 
-    /** Creates the exception with the last transient failure as its cause (may be null). */
+    /**
+     * Creates the exception with the last transient failure as its cause (may be null); the
+     * outcome counts as unknown when that failure may have taken effect.
+     */
     public DependencyUnavailable(String dependency, Reason reason, Throwable cause) {
+        this(dependency, reason, cause, cause instanceof TransientFailure t && t.mayHaveTakenEffect());
+    }
+
+    /**
+     * Creates the exception.
+     *
+     * @param mayHaveTakenEffect true when some attempt may have acted at the dependency
+     */
+    public DependencyUnavailable(String dependency, Reason reason, Throwable cause, boolean mayHaveTakenEffect) {
         super(Objects.requireNonNull(dependency, "dependency") + " unavailable: "
                 + Objects.requireNonNull(reason, "reason"), cause);
         this.dependency = dependency;
         this.reason = reason;
+        this.mayHaveTakenEffect = mayHaveTakenEffect;
     }
 
     /** Returns the name of the dependency, as in {@link ResilienceConfig#dependency()}. */
@@ -49,5 +66,13 @@ public class DependencyUnavailable extends RuntimeException {
     /** Returns why the dependency could not be used. */
     public Reason reason() {
         return reason;
+    }
+
+    /**
+     * Whether an attempt may have acted at the dependency (a timeout, a broken connection): the
+     * outcome is unknown. False when nothing was sent or every attempt certainly did nothing.
+     */
+    public boolean mayHaveTakenEffect() {
+        return mayHaveTakenEffect;
     }
 }

@@ -38,8 +38,8 @@ final class FailsafeBreaker implements Breaker {
     private final List<Consumer<CircuitState>> listeners = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
 
-    FailsafeBreaker(ResilienceConfig config) {
-        this.dependency = config.dependency();
+    FailsafeBreaker(String dependency, BreakerConfig config) {
+        this.dependency = dependency;
         this.trialSlots = new Semaphore(config.halfOpenTrials());
         this.breaker = CircuitBreaker.<Object>builder()
                 .withFailureRateThreshold(config.failureRateThresholdPercent(), config.minimumCalls(),

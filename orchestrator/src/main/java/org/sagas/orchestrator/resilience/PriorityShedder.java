@@ -1,7 +1,5 @@
 package org.sagas.orchestrator.resilience;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
@@ -14,8 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (by default high 90, normal 60, low 30). As load grows, low requests are shed first, then
  * normal ones, and the slots between the normal and high limits stay free for high ones.
  *
- * <p>Rejections are counted in {@code saga_shed_total{priority}}, as are requests dropped because
- * their deadline had already passed ({@link #countShed}). Thread-safe and lock-free.
+ * <p>Each rejection is reported to {@link ResilienceListener#onShed}, as is each request dropped
+ * because its deadline had already passed ({@link #countShed}); the application counts them in
+ * {@code saga_shed_total{priority}}. Thread-safe and lock-free.
  */
 public final class PriorityShedder {
 
@@ -26,15 +25,13 @@ public final class PriorityShedder {
     /** Default in-flight limit for {@link Priority#LOW}. */
     public static final int DEFAULT_LOW_LIMIT = 30;
 
-    static final String SHED = "saga.shed";
-
     private final Map<Priority, Integer> limits = new EnumMap<>(Priority.class);
-    private final Map<Priority, Counter> shed = new EnumMap<>(Priority.class);
+    private final ResilienceListener listener;
     private final AtomicInteger inFlight = new AtomicInteger();
 
-    /** Creates a shedder with the default limits. */
-    public PriorityShedder(MeterRegistry registry) {
-        this(DEFAULT_HIGH_LIMIT, DEFAULT_NORMAL_LIMIT, DEFAULT_LOW_LIMIT, registry);
+    /** Creates a shedder with the default limits, reporting to {@code listener}. */
+    public PriorityShedder(ResilienceListener listener) {
+        this(DEFAULT_HIGH_LIMIT, DEFAULT_NORMAL_LIMIT, DEFAULT_LOW_LIMIT, listener);
     }
 
     /**
@@ -43,25 +40,19 @@ public final class PriorityShedder {
      * @throws IllegalArgumentException unless {@code high >= normal >= low >= 1}: a lower priority
      *     with a higher limit would be preferred over a higher one
      */
-    public PriorityShedder(int highLimit, int normalLimit, int lowLimit, MeterRegistry registry) {
+    public PriorityShedder(int highLimit, int normalLimit, int lowLimit, ResilienceListener listener) {
         if (lowLimit < 1 || normalLimit < lowLimit || highLimit < normalLimit) {
             throw new IllegalArgumentException("limits need high >= normal >= low >= 1, were "
                     + highLimit + "/" + normalLimit + "/" + lowLimit);
         }
-        Objects.requireNonNull(registry, "registry");
+        this.listener = new GuardedListener(Objects.requireNonNull(listener, "listener"));
         limits.put(Priority.HIGH, highLimit);
         limits.put(Priority.NORMAL, normalLimit);
         limits.put(Priority.LOW, lowLimit);
-        for (Priority priority : Priority.values()) {
-            shed.put(priority, Counter.builder(SHED)
-                    .description("Requests refused before any work, by priority")
-                    .tag("priority", priority.tagValue())
-                    .register(registry));
-        }
     }
 
     /**
-     * Admits a request of {@code priority}, or returns empty (and counts the rejection) if the
+     * Admits a request of {@code priority}, or returns empty (and reports the rejection) if the
      * in-flight count has reached its limit. Close the permit when the request is answered.
      */
     public Optional<Permit> tryEnter(Priority priority) {
@@ -78,9 +69,9 @@ public final class PriorityShedder {
         }
     }
 
-    /** Counts a request of {@code priority} dropped for another reason, e.g. an expired deadline. */
+    /** Reports a request of {@code priority} dropped for another reason, e.g. an expired deadline. */
     public void countShed(Priority priority) {
-        shed.get(Objects.requireNonNull(priority, "priority")).increment();
+        listener.onShed(Objects.requireNonNull(priority, "priority"));
     }
 
     /** Returns the number of requests currently admitted and not yet closed. */

@@ -1,6 +1,5 @@
 package org.sagas.orchestrator.resilience;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.Objects;
@@ -15,12 +14,15 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * one breaker, one bulkhead and one retry budget.
  *
  * <p>The breaker sits outside the retries: a call and all its retries count once, as a failure
- * only if every attempt failed transiently. A non-transient exception means the dependency
- * answered, so it counts as a success and is passed through.
+ * only if every attempt failed transiently. A non-transient exception (a {@link
+ * ParticipantRefused} above all) means the dependency answered, so it counts as a success and is
+ * passed through.
  *
- * <p>Thread-safe. Metrics: {@code saga_circuit_state}, {@code saga_circuit_rejections_total},
- * {@code saga_bulkhead_in_use}, {@code saga_retries_total} and {@code
- * saga_retry_budget_exhausted_total}, each tagged with {@code dependency}.
+ * <p>A layer whose config is absent from the {@link ResilienceConfig} is left out; the timeout is
+ * always there. Retries, spent budgets, calls not sent and breaker transitions are reported to a
+ * {@link ResilienceListener}, which the application binds to its metrics.
+ *
+ * <p>Thread-safe.
  */
 public final class ResilientDependency {
 
@@ -28,25 +30,30 @@ public final class ResilientDependency {
     private final SemaphoreBulkhead bulkhead;
     private final Breaker breaker;
     private final AttemptLoop attempts;
-    private final ResilienceMetrics metrics;
+    private final ResilienceListener listener;
 
-    private ResilientDependency(ResilienceConfig config, MeterRegistry registry) {
+    private ResilientDependency(ResilienceConfig config, ResilienceListener listener) {
         this.config = config;
-        this.metrics = new ResilienceMetrics(registry, config.dependency());
-        this.bulkhead = config.bulkheadEnabled() ? new SemaphoreBulkhead(config.bulkheadPermits()) : null;
-        this.breaker = config.breakerEnabled() ? new FailsafeBreaker(config) : Breaker.alwaysClosed();
-        this.attempts = new AttemptLoop(config, metrics);
-        metrics.registerGauges(breaker, bulkhead == null ? () -> 0 : bulkhead::inUse);
+        this.listener = listener;
+        this.bulkhead = config.bulkhead().map(b -> new SemaphoreBulkhead(b.permits())).orElse(null);
+        this.breaker = config.breaker().<Breaker>map(b -> new FailsafeBreaker(config.dependency(), b))
+                .orElse(Breaker.alwaysClosed());
+        this.attempts = new AttemptLoop(config, listener);
+        breaker.onStateChange(state -> listener.onStateChange(config.dependency(), state));
     }
 
     /**
-     * Creates the stack for {@code config.dependency()} and registers its meters.
+     * Creates the stack for {@code config.dependency()} and tells {@code listener} it exists
+     * ({@link ResilienceListener#onCreated}) before returning it.
      *
-     * @throws IllegalStateException if {@code registry} already holds a stack of the same name
+     * @throws IllegalStateException if the listener refuses the stack (a metrics binding that
+     *     already has one of the same name)
      */
-    public static ResilientDependency create(ResilienceConfig config, MeterRegistry registry) {
-        return new ResilientDependency(Objects.requireNonNull(config, "config"),
-                Objects.requireNonNull(registry, "registry"));
+    public static ResilientDependency create(ResilienceConfig config, ResilienceListener listener) {
+        ResilientDependency dependency = new ResilientDependency(Objects.requireNonNull(config, "config"),
+                new GuardedListener(Objects.requireNonNull(listener, "listener")));
+        dependency.listener.onCreated(dependency);
+        return dependency;
     }
 
     /**
@@ -56,6 +63,7 @@ public final class ResilientDependency {
      * an attempt that overruns is interrupted and counts as a transient failure. Retries follow
      * only a {@link TransientFailure}, with full-jitter backoff, while attempts remain, the retry
      * budget allows and the deadline leaves at least {@code minimumUsefulBudget} for the next one.
+     * A call not sent is reported to the listener with its reason before the exception is thrown.
      *
      * @return the dependency's answer
      * @throws DependencyUnavailable if the call was not made ({@code DEADLINE_TOO_SHORT},
@@ -68,11 +76,11 @@ public final class ResilientDependency {
     public <T> T call(Deadline deadline, AttemptFunction<T> attempt) {
         Objects.requireNonNull(deadline, "deadline");
         Objects.requireNonNull(attempt, "attempt");
-        if (deadline.remaining().compareTo(config.minimumUsefulBudget()) < 0) {
-            throw unavailable(Reason.DEADLINE_TOO_SHORT, null);
+        if (deadline.remaining().compareTo(config.timeout().minimumUsefulBudget()) < 0) {
+            throw rejected(Reason.DEADLINE_TOO_SHORT);
         }
         Permit permit = enterBulkhead(deadline);
-        try (Breaker.Admission admission = breaker.tryAdmit().orElseThrow(this::rejectedByBreaker)) {
+        try (Breaker.Admission admission = breaker.tryAdmit().orElseThrow(() -> rejected(Reason.BREAKER_OPEN))) {
             return callAdmitted(admission, deadline, attempt);
         } finally {
             permit.close();
@@ -117,15 +125,17 @@ public final class ResilientDependency {
             return new Permit(() -> { });
         }
         // Waiting longer than the deadline leaves room for would only produce a useless call.
-        Duration room = deadline.remaining().minus(config.minimumUsefulBudget());
-        Duration wait = room.compareTo(config.bulkheadMaxWait()) < 0 ? room : config.bulkheadMaxWait();
+        Duration maxWait = config.bulkhead().orElseThrow().maxWait();
+        Duration room = deadline.remaining().minus(config.timeout().minimumUsefulBudget());
+        Duration wait = room.compareTo(maxWait) < 0 ? room : maxWait;
         return bulkhead.tryAcquire(wait.isNegative() ? Duration.ZERO : wait)
-                .orElseThrow(() -> unavailable(Reason.BULKHEAD_FULL, null));
+                .orElseThrow(() -> rejected(Reason.BULKHEAD_FULL));
     }
 
-    private DependencyUnavailable rejectedByBreaker() {
-        metrics.circuitRejections().increment();
-        return unavailable(Reason.BREAKER_OPEN, null);
+    /** A call not sent: reported, then thrown by the caller. */
+    private DependencyUnavailable rejected(Reason reason) {
+        listener.onRejected(config.dependency(), reason);
+        return unavailable(reason, null);
     }
 
     private <T> T callAdmitted(Breaker.Admission admission, Deadline deadline, AttemptFunction<T> attempt) {
@@ -149,10 +159,11 @@ public final class ResilientDependency {
         }
         if (outcome instanceof Failed<T> failed) {
             admission.failed();
-            throw unavailable(failed.reason(), failed.lastFailure());
+            throw new DependencyUnavailable(config.dependency(), failed.reason(), failed.lastFailure(),
+                    failed.mayHaveTakenEffect());
         }
-        // The bulkhead wait used up the time: nothing was sent, so nothing to record.
-        throw unavailable(Reason.DEADLINE_TOO_SHORT, null);
+        // The bulkhead wait used up the time: nothing was sent, so nothing for the breaker to record.
+        throw rejected(Reason.DEADLINE_TOO_SHORT);
     }
 
     private DependencyUnavailable unavailable(Reason reason, Throwable cause) {

@@ -14,8 +14,22 @@
  *
  * <p>The distinction that matters: a dependency that <em>failed</em> throws {@link
  * org.sagas.orchestrator.resilience.TransientFailure} and is retried and counted by the breaker;
- * a dependency that <em>said no</em> answers with a value (or a non-transient exception) that
- * passes through unchanged. When the stack gives up it throws {@link
- * org.sagas.orchestrator.resilience.DependencyUnavailable}, and the caller's degraded mode decides.
+ * a dependency that <em>said no</em> answers with a value (out of stock, declined) or, when it
+ * refuses the request for good, throws {@link org.sagas.orchestrator.resilience.ParticipantRefused};
+ * both pass through unchanged. When the stack gives up it throws {@link
+ * org.sagas.orchestrator.resilience.DependencyUnavailable}, and the caller's degraded mode
+ * decides; its {@code mayHaveTakenEffect()} tells an unknown outcome (an attempt may have acted)
+ * from one where nothing happened. Every decision is made on these types, never on message text.
+ *
+ * <p>Configuration is one immutable config per policy ({@link
+ * org.sagas.orchestrator.resilience.TimeoutConfig}, {@link
+ * org.sagas.orchestrator.resilience.RetryConfig}, {@link
+ * org.sagas.orchestrator.resilience.BreakerConfig}, {@link
+ * org.sagas.orchestrator.resilience.BulkheadConfig}), each from a validating builder, composed per
+ * dependency by {@link org.sagas.orchestrator.resilience.ResilienceConfig}; {@link
+ * org.sagas.orchestrator.resilience.ResilienceSettings} declares the environment variables that
+ * set them. The package reports what happens through a {@link
+ * org.sagas.orchestrator.resilience.ResilienceListener} and knows no metrics library: the
+ * application binds the events to its meters.
  */
 package org.sagas.orchestrator.resilience;

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * on a periodic tick and at start; backs off when the breaker trips again. Also runs the other
  * due work (steps whose runner died: their lease ran out). Thread-safe.
  */
-public final class ParkedResumer implements AutoCloseable {
+public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Component {
     private static final Logger log = LoggerFactory.getLogger(ParkedResumer.class);
 
     private final SagaEngine engine;
@@ -27,25 +27,25 @@ public final class ParkedResumer implements AutoCloseable {
     private final ResilientDependency stack;
     private final TokenBucketPacer pacer;
     private final Duration stepBudget;
-    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.Schedulers.single("parked-resumer");
+    private final Duration tick;
+    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.lifecycle.Threads.scheduler("parked-resumer");
     private final AtomicBoolean wakeQueued = new AtomicBoolean();
     /** Resumes run in parallel so the pace, not one thread's round trips, sets the rate. */
-    private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newFixedThreadPool(
-            WORKERS, r -> {
-                Thread t = new Thread(r, "pending-resume-worker");
-                t.setDaemon(true);
-                return t;
-            });
     private static final int WORKERS = 8;
+    private final java.util.concurrent.ExecutorService workers = org.sagas.orchestrator.lifecycle.Threads.pool(
+            "parked-resume-worker", WORKERS);
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(WORKERS);
     private final AtomicBoolean nothingDue = new AtomicBoolean();
 
     /**
      * @param dependency the name sagas park on ({@code parked_on})
      * @param stack the dependency's resilience stack: its breaker starts and stops resuming
+     * @param stepBudget how long one resumed step may take
+     * @param tick how often a resume pass runs besides the breaker's closing
      */
     public ParkedResumer(SagaEngine engine, String dependency, ResilientDependency stack, double maxPerSecond,
-            Duration stepBudget) {
+            Duration stepBudget, Duration tick) {
+        this.tick = tick;
         this.engine = engine;
         this.dependency = dependency;
         this.stack = stack;
@@ -65,9 +65,14 @@ public final class ParkedResumer implements AutoCloseable {
         });
     }
 
-    public ParkedResumer start(Duration tick) {
+    @Override
+    public String name() {
+        return "parked-resumer";
+    }
+
+    @Override
+    public void start() {
         scheduler.scheduleWithFixedDelay(this::tick, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
-        return this;
     }
 
     /** Runs a resume pass soon, on the resumer's thread. */
@@ -133,13 +138,15 @@ public final class ParkedResumer implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public boolean stop(Duration bound) {
         scheduler.shutdownNow();
         workers.shutdownNow();
         try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            return scheduler.awaitTermination(bound.toMillis(), TimeUnit.MILLISECONDS)
+                    && workers.awaitTermination(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 }

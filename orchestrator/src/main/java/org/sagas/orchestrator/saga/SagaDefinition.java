@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.saga;
 
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
 
@@ -20,13 +21,16 @@ public interface SagaDefinition<D> {
     /** The upper-snake label for a situation (for orders: the customer-visible status). */
     String label(Situation<D> situation);
 
-    /** Messages to publish when the saga ends (as {@code ended}), in the same transaction. */
-    default List<OutgoingMessage> onEnd(SagaInstance<D> ended, String reason) {
+    /**
+     * Messages to publish when the saga ends (as {@code ended}), in the same transaction.
+     * {@code reason} is why it ended: its cause when it turned back, else {@code completed}.
+     */
+    default List<OutgoingMessage> onEnd(SagaInstance<D> ended, Reason reason) {
         return List.of();
     }
 
     /** Effects on the definition's own tables, run inside every transition's transaction. */
-    default void onTransition(Handle handle, SagaInstance<D> after, String reason) {}
+    default void onTransition(Handle handle, Transition<D> transition) {}
 
     /** The step at {@code index}. */
     default SagaStep<D> step(int index) {

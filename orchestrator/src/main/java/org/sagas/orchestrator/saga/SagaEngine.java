@@ -36,6 +36,8 @@ public final class SagaEngine {
     private final Runnable afterOutboxWrite;
     private final Map<String, SagaDefinition<?>> definitions = new ConcurrentHashMap<>();
     private final List<Consumer<SagaInstance<?>>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<BiConsumer<UUID, IncidentCause>> incidentListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param afterOutboxWrite called after a commit that wrote outbox rows (wakes an in-process relay)
@@ -70,7 +72,7 @@ public final class SagaEngine {
         jdbi.useTransaction(h -> {
             alsoInTransaction.accept(h);
             SagaStore.insert(h, t);
-            def.onTransition(h, t.after(), t.reason());
+            def.onTransition(h, t);
         });
         committed(t);
         return t.after();
@@ -87,28 +89,25 @@ public final class SagaEngine {
     }
 
     /**
-     * As {@link #advance(SagaDefinition, SagaInstance, long)}, running {@code inLastTransaction}
-     * inside the transaction of the last transition it commits (e.g. storing the HTTP answer with it).
+     * As {@link #advance(SagaDefinition, SagaInstance, long)}, running {@code inEachTransaction}
+     * inside the transaction of each transition it commits (e.g. to learn the first one's outcome).
+     * A step that throws is a {@link StepResult.Failed}: tried again after a back-off, a bounded
+     * number of times ({@link SagaTimings#stepRetries()}), then an incident; it never escapes here.
      */
     public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
-            BiConsumer<Handle, Transition<D>> inLastTransaction) {
+            BiConsumer<Handle, Transition<D>> inEachTransaction) {
         SagaInstance<D> current = instance;
         while (isRunnable(current)) {
             SagaStep<D> step = def.step(current.stepIndex());
             if (!(step instanceof SagaStep.Sync<D> sync)) {
                 break;
             }
-            StepContext context = new StepContext(current.id(), deadlineEpochMillis);
-            StepResult<D> result = current.status() == SagaStatus.COMPENSATING
-                    ? sync.compensation().run(current.data(), context)
-                    : sync.action().run(current.data(), context);
+            StepResult<D> result = run(sync, current, new StepContext(current.id(), deadlineEpochMillis));
             Transition<D> t = SagaDecisions.afterSyncStep(def, current, result, clock.instant(), timings);
             boolean goesOn = t.runsOn() && def.step(t.after().stepIndex()) instanceof SagaStep.Sync;
             jdbi.useTransaction(h -> {
                 write(h, def, t);
-                if (!goesOn) {
-                    inLastTransaction.accept(h, t);
-                }
+                inEachTransaction.accept(h, t);
             });
             committed(t);
             current = t.after();
@@ -117,6 +116,20 @@ public final class SagaEngine {
             }
         }
         return current;
+    }
+
+    /** Runs the step's action (or compensation); an exception becomes a typed {@link StepResult.Failed}. */
+    private <D> StepResult<D> run(SagaStep.Sync<D> sync, SagaInstance<D> current, StepContext context) {
+        boolean compensating = current.status() == SagaStatus.COMPENSATING;
+        try {
+            return compensating ? sync.compensation().run(current.data(), context)
+                    : sync.action().run(current.data(), context);
+        } catch (RuntimeException e) {
+            log.error("saga {} {} {} threw (retry {} of {} next, then an incident): {}", current.id(),
+                    compensating ? "compensation of" : "step", current.step(), current.stepRetries() + 1,
+                    timings.stepRetries(), e.toString(), e);
+            return StepResult.failed(Reason.of(Reason.STEP_FAILED, e.toString()));
+        }
     }
 
     /** A reply and the saga it answers. */
@@ -227,6 +240,53 @@ public final class SagaEngine {
                 .bind("dependency", dependency).bind("now", java.sql.Timestamp.from(clock.instant())).execute());
     }
 
+    /**
+     * Sends the current asynchronous step's command of saga {@code id} again (same data, so the
+     * same participant key: at most one effect), in one transaction with its history row.
+     *
+     * @return the saga after it, or empty when it is no longer waiting for a reply
+     */
+    public Optional<SagaInstance<?>> resendCommand(UUID id, String why) {
+        Optional<Transition<?>> done = jdbi.inTransaction(h -> {
+            List<SagaStore.Row> rows = SagaStore.lockAll(h, List.of(id));
+            if (rows.isEmpty() || rows.get(0).status() != SagaStatus.AWAITING_REPLY) {
+                return Optional.empty();
+            }
+            return Optional.of(resend(h, definition(rows.get(0).type()), rows.get(0), why));
+        });
+        done.ifPresent(this::committed);
+        return done.map(Transition::after);
+    }
+
+    private <D> Transition<D> resend(Handle h, SagaDefinition<D> def, SagaStore.Row row, String why) {
+        Transition<D> t = SagaDecisions.resendCommand(def, row.as(def), why);
+        write(h, def, t);
+        log.warn("saga {} step {}: command sent again ({})", row.id(), row.step(), why);
+        return t;
+    }
+
+    /**
+     * Marks saga {@code id} as an incident (DESIGN.md section 8a), for callers outside its own
+     * steps: a consumer that dead-lettered its message, a reconciler that gave up. Needs no
+     * definition (the saga's may be gone). Logged once, with the saga (order) id and the cause;
+     * raising the cause it already has changes nothing.
+     *
+     * @return true when the mark is new; false for an unknown or ended saga, or the same cause again
+     */
+    public boolean raiseIncident(UUID id, IncidentCause cause, String detail) {
+        boolean raised = jdbi.inTransaction(h -> SagaStore.raiseIncident(h, id, cause, detail, clock.instant()));
+        if (raised) {
+            log.error("saga {} needs an operator: incident {} ({})", id, cause, detail);
+            incidentListeners.forEach(l -> l.accept(id, cause));
+        }
+        return raised;
+    }
+
+    /** Called after an incident was raised (metrics, tests), with the saga id and the cause. */
+    public void onIncident(BiConsumer<UUID, IncidentCause> listener) {
+        incidentListeners.add(listener);
+    }
+
     /** Marks asynchronous steps whose reply is late; they keep waiting, visibly. */
     public int timeOutSteps(int limit) {
         List<Transition<?>> done = jdbi.inTransaction(h -> {
@@ -254,6 +314,62 @@ public final class SagaEngine {
             resumeInline(a);
         }
         return done.size();
+    }
+
+    /**
+     * Carries out an operator's command on saga {@code id}: decides from the saga as read, writes
+     * the transition guarded by that version (with {@code alsoInTransaction}, e.g. the audit row,
+     * in the same transaction; it gets the saga as written), then runs at once whatever became runnable — a retried step, the
+     * first compensation of a cancel. A saga moved by someone else between the read and the write
+     * is a {@link OperatorOutcome.Conflict}, nothing written. Safe against runners and replies in
+     * any process: the version check decides who wins.
+     *
+     * @param reason the history row's reason
+     * @param endReason for {@link OperatorCommand#CANCEL}: what the end says to customers
+     * @param stepBudgetMillis how long the step run inline may take
+     */
+    public OperatorOutcome operate(UUID id, OperatorCommand command, String reason, String endReason,
+            long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
+        Optional<SagaInstance<?>> found = find(id);
+        if (found.isEmpty()) {
+            return new OperatorOutcome.NotFound(id);
+        }
+        return operateOn(found.get(), command, reason, endReason, stepBudgetMillis, alsoInTransaction);
+    }
+
+    private <D> OperatorOutcome operateOn(SagaInstance<D> inst, OperatorCommand command, String reason,
+            String endReason, long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
+        Optional<String> refusal = SagaDecisions.operatorRefusal(inst);
+        if (refusal.isPresent()) {
+            return new OperatorOutcome.Refused(inst, refusal.get());
+        }
+        @SuppressWarnings("unchecked")
+        SagaDefinition<D> def = (SagaDefinition<D>) definition(inst.type());
+        Instant now = clock.instant();
+        Transition<D> t = command == OperatorCommand.RETRY ? SagaDecisions.retry(def, inst, reason, now, timings)
+                : SagaDecisions.cancel(def, inst, reason, endReason, now, timings);
+        try {
+            jdbi.useTransaction(h -> {
+                write(h, def, t);
+                alsoInTransaction.accept(h, t.after());
+            });
+        } catch (ConcurrentSagaUpdate e) {
+            return new OperatorOutcome.Conflict(find(inst.id()).orElse(inst), e.getMessage());
+        }
+        committed(t);
+        SagaInstance<D> after = t.after();
+        if (isRunnable(after) && def.step(after.stepIndex()) instanceof SagaStep.Sync) {
+            try {
+                after = advance(def, after, clock.millis() + stepBudgetMillis);
+            } catch (ConcurrentSagaUpdate e) {
+                log.info("saga {} moved on elsewhere after an operator's {}: {}", inst.id(), command, e.getMessage());
+            } catch (RuntimeException e) {
+                // Written and claimed: when the lease runs out the due-time runner runs it.
+                log.warn("saga {} could not run right after an operator's {}; run after its lease: {}", inst.id(),
+                        command, e.toString());
+            }
+        }
+        return new OperatorOutcome.Applied(find(inst.id()).orElse(after));
     }
 
     /** The instance as stored now, if any. */
@@ -315,8 +431,9 @@ public final class SagaEngine {
         } catch (ConcurrentSagaUpdate e) {
             log.info("saga {} moved on elsewhere: {}", instance.id(), e.getMessage());
         } catch (RuntimeException e) {
-            // Left as claimed: its lease runs out and it is tried again; never dropped.
-            log.error("saga {} step {} failed unexpectedly; retried after the lease: {}", instance.id(),
+            // Not the step (advance turns its exceptions into results) but writing it, e.g. the
+            // database: left as claimed, its lease runs out and it is tried again; never dropped.
+            log.error("saga {} step {} could not be written; retried after the lease: {}", instance.id(),
                     instance.step(), e.toString(), e);
         }
     }
@@ -331,12 +448,18 @@ public final class SagaEngine {
 
     private <D> void write(Handle h, SagaDefinition<D> def, Transition<D> t) {
         SagaStore.update(h, t);
-        def.onTransition(h, t.after(), t.reason());
+        def.onTransition(h, t);
     }
 
     private void committed(Transition<?> t) {
         if (!t.messages().isEmpty()) {
             afterOutboxWrite.run();
+        }
+        if (t.raisesIncident()) {
+            Incident incident = t.after().incident();
+            log.error("saga {} needs an operator: incident {} at {} while {} ({})", t.after().id(), incident.cause(),
+                    t.after().step(), t.after().label(), incident.detail());
+            incidentListeners.forEach(l -> l.accept(t.after().id(), incident.cause()));
         }
         listeners.forEach(l -> l.accept(t.after()));
     }

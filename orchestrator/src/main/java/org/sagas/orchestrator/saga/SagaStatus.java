@@ -20,7 +20,9 @@ public enum SagaStatus {
     COMPLETED,
     /** A step said no; everything done before it was undone. Terminal. */
     COMPENSATED,
-    /** The first step said no: nothing was done, nothing to undo. Terminal. */
+    /**
+     * No step was done: the first one said no, or gave up and was undone itself. Terminal.
+     */
     FAILED;
 
     private static final Set<SagaStatus> TERMINAL = EnumSet.of(COMPLETED, COMPENSATED, FAILED);
@@ -41,7 +43,8 @@ public enum SagaStatus {
                 return next == RUNNING || next == PARKED || next == AWAITING_REPLY || next == COMPLETED
                         || next == COMPENSATING || next == COMPENSATED || next == FAILED;
             case COMPENSATING:
-                return next == COMPENSATING || next == COMPENSATED;
+                // FAILED: what was undone was only the step that gave up itself.
+                return next == COMPENSATING || next == COMPENSATED || next == FAILED;
             default:
                 return false;
         }

@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.saga;
 
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;

@@ -16,22 +16,24 @@ import org.sagas.orchestrator.persistence.OutboxWriter;
 /** Reads and writes saga instances, their history and their outbox rows. Stateless, thread-safe. */
 final class SagaStore {
     private static final String COLUMNS = "saga_id, saga_type, status, step, label, version, data::text AS data,"
-            + " parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at";
+            + " parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at,"
+            + " completed_steps, step_retries, cause_code, cause_detail, incident_cause, incident_detail, incident_at";
 
     /** A row as stored, before its data is read with the definition's type. */
     record Row(UUID id, String type, SagaStatus status, String step, String label, int version, String data,
             String parkedOn, String parkReason, int parkCount, Instant nextAttemptAt, Instant stepDeadlineAt,
-            Instant expiresAt, Instant createdAt) {
+            Instant expiresAt, Instant createdAt, int completedSteps, int stepRetries, Reason cause,
+            Incident incident) {
 
         <D> SagaInstance<D> as(SagaDefinition<D> def) {
             return new SagaInstance<>(id, type, status, def.indexOf(step), step, label, version,
                     Json.read(data, def.dataType()), parkedOn, parkReason, parkCount, nextAttemptAt, stepDeadlineAt,
-                    expiresAt, createdAt);
+                    expiresAt, createdAt, completedSteps, stepRetries, cause, incident);
         }
     }
 
-    private static final String HISTORY = "INSERT INTO saga_history (saga_id, status, step, label, reason)"
-            + " SELECT saga_id, :status, :step, :label, :reason";
+    private static final String HISTORY = "INSERT INTO saga_history (saga_id, status, step, label, reason_code, reason)"
+            + " SELECT saga_id, :status, :step, :label, :reasonCode, :reason";
 
     private SagaStore() {}
 
@@ -40,11 +42,11 @@ final class SagaStore {
         // One round trip for the instance and its first history row.
         h.createUpdate("WITH created AS (INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version,"
                         + " data, parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at,"
-                        + " created_at) VALUES (:id, :type, :status, :step, :label, :version, CAST(:data AS jsonb),"
-                        + " :parkedOn, :parkReason, :parkCount, :next, :stepDeadline, :expires, :created)"
-                        + " RETURNING saga_id) " + HISTORY + " FROM created")
+                        + " created_at, completed_steps, step_retries) VALUES (:id, :type, :status, :step, :label,"
+                        + " :version, CAST(:data AS jsonb), :parkedOn, :parkReason, :parkCount, :next, :stepDeadline,"
+                        + " :expires, :created, :completed, :retries) RETURNING saga_id) " + HISTORY + " FROM created")
                 .bind("id", s.id()).bind("type", s.type()).bind("created", ts(s.createdAt()))
-                .bind("reason", t.reason()).bindMap(values(s)).execute();
+                .bindMap(reason(t.reason())).bindMap(values(s)).execute();
         OutboxWriter.append(h, t.messages(), s.id().toString());
     }
 
@@ -55,9 +57,12 @@ final class SagaStore {
         int rows = h.createUpdate("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
                         + " label = :label, version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
                         + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
-                        + " step_deadline_at = :stepDeadline, expires_at = :expires, updated_at = now()"
+                        + " step_deadline_at = :stepDeadline, expires_at = :expires, completed_steps = :completed,"
+                        + " step_retries = :retries, cause_code = :causeCode, cause_detail = :causeDetail,"
+                        + " incident_cause = :incidentCause, incident_detail = :incidentDetail,"
+                        + " incident_at = :incidentAt, updated_at = now()"
                         + " WHERE saga_id = :id AND version = :expected RETURNING saga_id) " + HISTORY + " FROM moved")
-                .bind("id", s.id()).bind("expected", t.before().version()).bind("reason", t.reason())
+                .bind("id", s.id()).bind("expected", t.before().version()).bindMap(reason(t.reason()))
                 .bindMap(values(s)).execute();
         if (rows != 1) {
             throw new ConcurrentSagaUpdate(s.id(), t.before().version());
@@ -127,6 +132,20 @@ final class SagaStore {
         m.put("next", ts(s.nextAttemptAt()));
         m.put("stepDeadline", ts(s.stepDeadlineAt()));
         m.put("expires", ts(s.expiresAt()));
+        m.put("completed", s.completedSteps());
+        m.put("retries", s.stepRetries());
+        m.put("causeCode", s.cause() == null ? null : s.cause().code());
+        m.put("causeDetail", s.cause() == null ? null : s.cause().detail());
+        m.put("incidentCause", s.incident() == null ? null : s.incident().cause().name());
+        m.put("incidentDetail", s.incident() == null ? null : s.incident().detail());
+        m.put("incidentAt", s.incident() == null ? null : ts(s.incident().at()));
+        return m;
+    }
+
+    private static java.util.Map<String, Object> reason(Reason r) {
+        java.util.Map<String, Object> m = new java.util.HashMap<>();
+        m.put("reasonCode", r.code());
+        m.put("reason", r.detail() == null ? r.code() : r.detail());
         return m;
     }
 
@@ -135,7 +154,31 @@ final class SagaStore {
                 SagaStatus.valueOf(rs.getString("status")), rs.getString("step"), rs.getString("label"),
                 rs.getInt("version"), rs.getString("data"), rs.getString("parked_on"), rs.getString("park_reason"),
                 rs.getInt("park_count"), instant(rs, "next_attempt_at"), instant(rs, "step_deadline_at"),
-                instant(rs, "expires_at"), instant(rs, "created_at"));
+                instant(rs, "expires_at"), instant(rs, "created_at"), rs.getInt("completed_steps"),
+                rs.getInt("step_retries"), rs.getString("cause_code") == null ? null
+                        : Reason.of(rs.getString("cause_code"), rs.getString("cause_detail")),
+                rs.getString("incident_cause") == null ? null : new Incident(
+                        IncidentCause.valueOf(rs.getString("incident_cause")), rs.getString("incident_detail"),
+                        instant(rs, "incident_at")));
+    }
+
+    /**
+     * Marks saga {@code id} as an incident from outside a transition of its own (a consumer that
+     * dead-lettered its message, a reconciler that gave up): no definition needed, the status and
+     * step stay, a history row says why. Raising the cause it already has changes nothing.
+     *
+     * @return true when the mark is new (or its cause changed)
+     */
+    static boolean raiseIncident(Handle h, UUID id, IncidentCause cause, String detail, Instant at) {
+        return h.createUpdate("WITH marked AS (UPDATE saga_instance SET incident_cause = :cause,"
+                        + " incident_detail = :detail, incident_at = :at, version = version + 1, updated_at = now()"
+                        + " WHERE saga_id = :id AND incident_cause IS DISTINCT FROM :cause"
+                        + " AND status NOT IN ('COMPLETED', 'COMPENSATED', 'FAILED')"
+                        + " RETURNING saga_id, status, step, label)"
+                        + " INSERT INTO saga_history (saga_id, status, step, label, reason_code, reason)"
+                        + " SELECT saga_id, status, step, label, :code, :detail FROM marked")
+                .bind("id", id).bind("cause", cause.name()).bind("detail", detail).bind("at", ts(at))
+                .bind("code", cause.name().toLowerCase(java.util.Locale.ROOT)).execute() == 1;
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.sagas.orchestrator.http.ApiServer;
 
 class ForegroundFirstTest {
-    private static final ApiServer.Admission ADMIT = (ctx, deadline) -> () -> {};
-    private static final ApiServer.Admission REFUSE = (ctx, deadline) -> null;
+    private static final ApiServer.Admission ADMIT = (ctx, request) -> () -> {};
+    private static final ApiServer.Admission REFUSE = (ctx, request) -> null;
+    private static final ApiServer.Admission.Request REQUEST = new ApiServer.Admission.Request("customer:c",
+            java.util.Set.of("c"), org.sagas.orchestrator.resilience.Priority.NORMAL, Long.MAX_VALUE);
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -19,7 +21,7 @@ class ForegroundFirstTest {
     void shouldNotHoldBackgroundWorkWhileFewerSubmissionsThanTheThresholdAreInFlight() {
         // Given a threshold of 2 and one submission in flight
         ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), () -> true, registry);
-        foreground.around(ADMIT).admit(null, 0);
+        foreground.around(ADMIT).admit(null, REQUEST);
 
         // When background work asks, it goes on at once
         assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
@@ -30,8 +32,8 @@ class ForegroundFirstTest {
     void shouldHoldBackgroundWorkUntilTheSubmissionsThinOut() {
         // Given a threshold of 2 and two submissions in flight
         ForegroundFirst foreground = new ForegroundFirst(2, Duration.ofSeconds(30), () -> true, registry);
-        ApiServer.Admission.Ticket first = foreground.around(ADMIT).admit(null, 0);
-        foreground.around(ADMIT).admit(null, 0);
+        ApiServer.Admission.Ticket first = foreground.around(ADMIT).admit(null, REQUEST);
+        foreground.around(ADMIT).admit(null, REQUEST);
 
         // When background work asks, it waits
         CompletableFuture<Void> background = CompletableFuture.runAsync(foreground::yieldToClients);
@@ -49,7 +51,7 @@ class ForegroundFirstTest {
     void shouldNeverHoldBackgroundWorkLongerThanItsLongestWait() {
         // Given clients that stay busy
         ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofMillis(100), () -> true, registry);
-        foreground.around(ADMIT).admit(null, 0);
+        foreground.around(ADMIT).admit(null, REQUEST);
 
         // When background work asks, it goes on after its longest wait all the same
         long start = System.nanoTime();
@@ -62,7 +64,7 @@ class ForegroundFirstTest {
         // Given many submissions in flight on a machine with cores to spare
         ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), () -> false, registry);
         for (int i = 0; i < 10; i++) {
-            foreground.around(ADMIT).admit(null, 0);
+            foreground.around(ADMIT).admit(null, REQUEST);
         }
 
         // When background work asks, it goes on at once
@@ -79,7 +81,7 @@ class ForegroundFirstTest {
     void shouldNotCountRefusedSubmissions() {
         ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), () -> true, registry);
 
-        assertThat(foreground.around(REFUSE).admit(null, 0)).isNull();
+        assertThat(foreground.around(REFUSE).admit(null, REQUEST)).isNull();
 
         assertThat(foreground.inFlight()).isZero();
     }

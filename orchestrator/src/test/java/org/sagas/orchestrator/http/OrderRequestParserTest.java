@@ -82,6 +82,19 @@ class OrderRequestParserTest {
         assertThat(r.totalCents()).isEqualTo(10_000L * 1_000_000_000L);
     }
 
+    @Test
+    void shouldCountASkuInCodePointsAsThePostgresColumnAndTheParticipantsDo() {
+        String astral = "\uD835\uDC9C".repeat(64); // 64 code points (a letter outside the BMP), 128 UTF-16 units
+
+        OrderRequest r = parse("{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + astral
+                + "\",\"quantity\":1,\"unitPriceCents\":1}]}");
+
+        assertThat(r.lines().get(0).sku()).isEqualTo(astral);
+        assertThatThrownBy(() -> parse("{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + astral
+                + "x\",\"quantity\":1,\"unitPriceCents\":1}]}"))
+                .isInstanceOfSatisfying(InvalidRequest.class, e -> assertThat(e.field()).isEqualTo("lines[0].sku"));
+    }
+
     private static String order(int lines) {
         return "{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":[" + String.join(",", java.util.Collections.nCopies(lines, LINE)) + "]}";
     }

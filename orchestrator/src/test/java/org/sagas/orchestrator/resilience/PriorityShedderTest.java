@@ -3,10 +3,6 @@ package org.sagas.orchestrator.resilience;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -21,11 +17,7 @@ import org.junit.jupiter.api.Test;
 
 class PriorityShedderTest {
 
-    private final MeterRegistry registry = new SimpleMeterRegistry();
-
-    private double shed(String priority) {
-        return registry.get("saga.shed").tag("priority", priority).counter().count();
-    }
+    private final RecordingListener listener = new RecordingListener();
 
     @Test
     void shouldParseHeaderCaseInsensitivelyDefaultingToNormal() {
@@ -47,7 +39,7 @@ class PriorityShedderTest {
     @Test
     void shouldShedLowFirstThenNormalKeepingHeadroomForHigh() {
         // Given limits of high 3, normal 2, low 1
-        PriorityShedder shedder = new PriorityShedder(3, 2, 1, registry);
+        PriorityShedder shedder = new PriorityShedder(3, 2, 1, listener);
 
         // When one request of each priority is in flight, admitted lowest first
         Optional<Permit> low = shedder.tryEnter(Priority.LOW);
@@ -65,15 +57,15 @@ class PriorityShedderTest {
         assertThat(high).isPresent();
         assertThat(secondHigh).isEmpty();
         assertThat(shedder.inFlight()).isEqualTo(3);
-        assertThat(shed("low")).isEqualTo(1.0);
-        assertThat(shed("normal")).isEqualTo(1.0);
-        assertThat(shed("high")).isEqualTo(1.0);
+        assertThat(listener.shed(Priority.LOW)).isEqualTo(1);
+        assertThat(listener.shed(Priority.NORMAL)).isEqualTo(1);
+        assertThat(listener.shed(Priority.HIGH)).isEqualTo(1);
     }
 
     @Test
     void shouldAdmitAgainOnceRequestsFinish() {
         // Given a full shedder
-        PriorityShedder shedder = new PriorityShedder(1, 1, 1, registry);
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, listener);
         Permit only = shedder.tryEnter(Priority.HIGH).orElseThrow();
         assertThat(shedder.tryEnter(Priority.HIGH)).isEmpty();
 
@@ -89,7 +81,7 @@ class PriorityShedderTest {
 
     @Test
     void shouldUseDefaultLimitsFromDesign() {
-        PriorityShedder shedder = new PriorityShedder(registry);
+        PriorityShedder shedder = new PriorityShedder(listener);
 
         assertThat(shedder.limit(Priority.HIGH)).isEqualTo(90);
         assertThat(shedder.limit(Priority.NORMAL)).isEqualTo(60);
@@ -99,37 +91,40 @@ class PriorityShedderTest {
     @Test
     void shouldCountRequestsDroppedForExpiredDeadline() {
         // Given a shedder
-        PriorityShedder shedder = new PriorityShedder(registry);
+        PriorityShedder shedder = new PriorityShedder(listener);
 
         // When a high priority request is dropped because its deadline has passed
         shedder.countShed(Priority.HIGH);
 
         // Then it is counted as shed, and nothing else is
-        assertThat(shed("high")).isEqualTo(1.0);
-        assertThat(shed("low")).isZero();
+        assertThat(listener.shed(Priority.HIGH)).isEqualTo(1);
+        assertThat(listener.shed(Priority.LOW)).isZero();
     }
 
     @Test
-    void shouldExposeLowerCasePriorityTagInPrometheus() {
-        // Given a Prometheus registry and one low priority request shed
-        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        PriorityShedder shedder = new PriorityShedder(1, 1, 1, prometheus);
+    void shouldKeepAdmittingWhenListenerThrows() {
+        // Given a full shedder whose listener fails
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, new ResilienceListener() {
+            @Override
+            public void onShed(Priority priority) {
+                throw new IllegalStateException("metrics bug");
+            }
+        });
         Permit held = shedder.tryEnter(Priority.HIGH).orElseThrow();
-        shedder.tryEnter(Priority.LOW);
 
-        // When scraped
-        String scrape = prometheus.scrape();
-
-        // Then the contract's name and tag appear
-        assertThat(scrape).contains("saga_shed_total{priority=\"low\"} 1");
-        assertThat(scrape).contains("saga_shed_total{priority=\"high\"} 0");
+        // When a request is shed, then the slot is freed
+        Optional<Permit> refused = shedder.tryEnter(Priority.LOW);
         held.close();
+
+        // Then the shedder still refused, and admits again
+        assertThat(refused).isEmpty();
+        assertThat(shedder.tryEnter(Priority.LOW)).isPresent();
     }
 
     @Test
     void shouldNeverExceedLimitNorLeakSlotsUnderConcurrency() throws Exception {
         // Given limits of 8/4/2 and 16 threads entering and leaving with mixed priorities
-        PriorityShedder shedder = new PriorityShedder(8, 4, 2, registry);
+        PriorityShedder shedder = new PriorityShedder(8, 4, 2, listener);
         AtomicInteger admitted = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         CountDownLatch start = new CountDownLatch(1);
@@ -170,9 +165,9 @@ class PriorityShedderTest {
 
     @Test
     void shouldRejectLimitsThatInvertPriorities() {
-        assertThatThrownBy(() -> new PriorityShedder(30, 60, 90, registry))
+        assertThatThrownBy(() -> new PriorityShedder(30, 60, 90, listener))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new PriorityShedder(3, 2, 0, registry))
+        assertThatThrownBy(() -> new PriorityShedder(3, 2, 0, listener))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

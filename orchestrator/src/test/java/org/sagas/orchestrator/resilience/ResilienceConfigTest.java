@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ResilienceConfigTest {
@@ -14,23 +13,23 @@ class ResilienceConfigTest {
         ResilienceConfig config = ResilienceConfig.inventoryDefaults();
 
         assertThat(config.dependency()).isEqualTo("inventory");
-        assertThat(config.attemptTimeout()).isEqualTo(Duration.ofMillis(300));
-        assertThat(config.maxAttempts()).isEqualTo(3);
-        assertThat(config.backoffBase()).isEqualTo(Duration.ofMillis(50));
-        assertThat(config.backoffCap()).isEqualTo(Duration.ofMillis(200));
-        assertThat(config.failureRateThresholdPercent()).isEqualTo(50);
-        assertThat(config.minimumCalls()).isEqualTo(20);
-        assertThat(config.failureWindow()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.openDuration()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.halfOpenTrials()).isEqualTo(3);
-        assertThat(config.bulkheadPermits()).isEqualTo(24);
-        assertThat(config.bulkheadMaxWait()).isEqualTo(Duration.ofMillis(50));
-        assertThat(config.retryBudgetRatio()).isEqualTo(0.1);
-        assertThat(config.retryBudgetInitial()).isEqualTo(10);
-        assertThat(config.minimumUsefulBudget()).isEqualTo(Duration.ofMillis(20));
-        assertThat(config.breakerEnabled()).isTrue();
-        assertThat(config.bulkheadEnabled()).isTrue();
-        assertThat(config.retriesEnabled()).isTrue();
+        assertThat(config.timeout().attemptTimeout()).isEqualTo(Duration.ofMillis(300));
+        assertThat(config.timeout().minimumUsefulBudget()).isEqualTo(Duration.ofMillis(20));
+        RetryConfig retry = config.retry().orElseThrow();
+        assertThat(retry.maxAttempts()).isEqualTo(3);
+        assertThat(retry.backoffBase()).isEqualTo(Duration.ofMillis(50));
+        assertThat(retry.backoffCap()).isEqualTo(Duration.ofMillis(200));
+        assertThat(retry.budgetRatio()).isEqualTo(0.1);
+        assertThat(retry.budgetInitial()).isEqualTo(10);
+        BreakerConfig breaker = config.breaker().orElseThrow();
+        assertThat(breaker.failureRateThresholdPercent()).isEqualTo(50);
+        assertThat(breaker.minimumCalls()).isEqualTo(20);
+        assertThat(breaker.failureWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(breaker.openDuration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(breaker.halfOpenTrials()).isEqualTo(3);
+        BulkheadConfig bulkhead = config.bulkhead().orElseThrow();
+        assertThat(bulkhead.permits()).isEqualTo(24);
+        assertThat(bulkhead.maxWait()).isEqualTo(Duration.ofMillis(50));
     }
 
     @Test
@@ -38,115 +37,23 @@ class ResilienceConfigTest {
         ResilienceConfig config = ResilienceConfig.paymentDefaults();
 
         assertThat(config.dependency()).isEqualTo("payment");
-        assertThat(config.attemptTimeout()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(config.maxAttempts()).isEqualTo(3);
-        assertThat(config.backoffBase()).isEqualTo(Duration.ofMillis(200));
-        assertThat(config.backoffCap()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(config.failureRateThresholdPercent()).isEqualTo(50);
-        assertThat(config.minimumCalls()).isEqualTo(10);
-        assertThat(config.failureWindow()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.openDuration()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.halfOpenTrials()).isEqualTo(3);
-        assertThat(config.bulkheadPermits()).isEqualTo(16);
-        assertThat(config.bulkheadMaxWait()).isEqualTo(Duration.ofMillis(100));
-        assertThat(config.minimumUsefulBudget()).isEqualTo(Duration.ofMillis(50));
-    }
-
-    @Test
-    void shouldApplyEnvironmentOverrides() {
-        // Given every documented variable set
-        Map<String, String> env = Map.ofEntries(
-                Map.entry("SAGA_INVENTORY_TIMEOUT_MS", "250"),
-                Map.entry("SAGA_INVENTORY_MAX_ATTEMPTS", "2"),
-                Map.entry("SAGA_INVENTORY_BREAKER_OPEN_MS", "5000"),
-                Map.entry("SAGA_INVENTORY_BULKHEAD_PERMITS", "8"),
-                Map.entry("SAGA_INVENTORY_BULKHEAD_WAIT_MS", "0"),
-                Map.entry("SAGA_INVENTORY_BACKOFF_BASE_MS", "10"),
-                Map.entry("SAGA_INVENTORY_BACKOFF_CAP_MS", "80"),
-                Map.entry("SAGA_INVENTORY_BREAKER_MIN_CALLS", "5"),
-                Map.entry("SAGA_INVENTORY_BREAKER_FAILURE_PERCENT", "75"),
-                Map.entry("SAGA_INVENTORY_BREAKER_WINDOW_MS", "30000"),
-                Map.entry("SAGA_INVENTORY_BREAKER_HALF_OPEN_TRIALS", "1"),
-                Map.entry("SAGA_INVENTORY_RETRY_BUDGET_RATIO", " 0.2 "),
-                Map.entry("SAGA_INVENTORY_RETRY_BUDGET_INITIAL", "4"),
-                Map.entry("SAGA_INVENTORY_MIN_USEFUL_BUDGET_MS", "30"));
-
-        // When read over the inventory defaults
-        ResilienceConfig config = ResilienceConfig.fromEnvironment(
-                "SAGA_INVENTORY", ResilienceConfig.inventoryDefaults(), env::get);
-
-        // Then each one took effect
-        assertThat(config.attemptTimeout()).isEqualTo(Duration.ofMillis(250));
-        assertThat(config.maxAttempts()).isEqualTo(2);
-        assertThat(config.openDuration()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(config.bulkheadPermits()).isEqualTo(8);
-        assertThat(config.bulkheadMaxWait()).isEqualTo(Duration.ZERO);
-        assertThat(config.backoffBase()).isEqualTo(Duration.ofMillis(10));
-        assertThat(config.backoffCap()).isEqualTo(Duration.ofMillis(80));
-        assertThat(config.minimumCalls()).isEqualTo(5);
-        assertThat(config.failureRateThresholdPercent()).isEqualTo(75);
-        assertThat(config.failureWindow()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(config.halfOpenTrials()).isEqualTo(1);
-        assertThat(config.retryBudgetRatio()).isEqualTo(0.2);
-        assertThat(config.retryBudgetInitial()).isEqualTo(4);
-        assertThat(config.minimumUsefulBudget()).isEqualTo(Duration.ofMillis(30));
-        assertThat(config.dependency()).isEqualTo("inventory");
-    }
-
-    @Test
-    void shouldKeepDefaultsWhenVariablesUnsetOrBlank() {
-        // Given one blank variable and none of the others, plus another dependency's variable
-        Map<String, String> env = Map.of("SAGA_PAYMENT_TIMEOUT_MS", " ", "SAGA_INVENTORY_TIMEOUT_MS", "1");
-
-        // When read for payment
-        ResilienceConfig config = ResilienceConfig.fromEnvironment(
-                "SAGA_PAYMENT", ResilienceConfig.paymentDefaults(), env::get);
-
-        // Then nothing changed
-        assertThat(config).isEqualTo(ResilienceConfig.paymentDefaults());
-    }
-
-    @Test
-    void shouldNameVariableWhenValueMalformed() {
-        Map<String, String> env = Map.of("SAGA_INVENTORY_TIMEOUT_MS", "300ms");
-
-        assertThatThrownBy(() -> ResilienceConfig.fromEnvironment(
-                "SAGA_INVENTORY", ResilienceConfig.inventoryDefaults(), env::get))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("SAGA_INVENTORY_TIMEOUT_MS")
-                .hasMessageContaining("300ms");
-    }
-
-    @Test
-    void shouldNameVariableWhenValueOutOfRange() {
-        Map<String, String> percent = Map.of("SAGA_PAYMENT_BREAKER_FAILURE_PERCENT", "150");
-        Map<String, String> ratio = Map.of("SAGA_PAYMENT_RETRY_BUDGET_RATIO", "abc");
-        Map<String, String> permits = Map.of("SAGA_PAYMENT_BULKHEAD_PERMITS", "0");
-
-        assertThatThrownBy(() -> ResilienceConfig.fromEnvironment(
-                "SAGA_PAYMENT", ResilienceConfig.paymentDefaults(), percent::get))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("SAGA_PAYMENT_BREAKER_FAILURE_PERCENT");
-        assertThatThrownBy(() -> ResilienceConfig.fromEnvironment(
-                "SAGA_PAYMENT", ResilienceConfig.paymentDefaults(), ratio::get))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("SAGA_PAYMENT_RETRY_BUDGET_RATIO");
-        assertThatThrownBy(() -> ResilienceConfig.fromEnvironment(
-                "SAGA_PAYMENT", ResilienceConfig.paymentDefaults(), permits::get))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("SAGA_PAYMENT_BULKHEAD_PERMITS");
-    }
-
-    @Test
-    void shouldNamePrefixWhenOverridesContradictEachOther() {
-        // Given a backoff cap below the default base
-        Map<String, String> env = Map.of("SAGA_INVENTORY_BACKOFF_CAP_MS", "10");
-
-        assertThatThrownBy(() -> ResilienceConfig.fromEnvironment(
-                "SAGA_INVENTORY", ResilienceConfig.inventoryDefaults(), env::get))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("SAGA_INVENTORY_")
-                .hasMessageContaining("backoffCap");
+        assertThat(config.timeout().attemptTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(config.timeout().minimumUsefulBudget()).isEqualTo(Duration.ofMillis(50));
+        RetryConfig retry = config.retry().orElseThrow();
+        assertThat(retry.maxAttempts()).isEqualTo(3);
+        assertThat(retry.backoffBase()).isEqualTo(Duration.ofMillis(200));
+        assertThat(retry.backoffCap()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(retry.budgetRatio()).isEqualTo(0.1);
+        assertThat(retry.budgetInitial()).isEqualTo(10);
+        BreakerConfig breaker = config.breaker().orElseThrow();
+        assertThat(breaker.failureRateThresholdPercent()).isEqualTo(50);
+        assertThat(breaker.minimumCalls()).isEqualTo(10);
+        assertThat(breaker.failureWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(breaker.openDuration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(breaker.halfOpenTrials()).isEqualTo(3);
+        BulkheadConfig bulkhead = config.bulkhead().orElseThrow();
+        assertThat(bulkhead.permits()).isEqualTo(16);
+        assertThat(bulkhead.maxWait()).isEqualTo(Duration.ofMillis(100));
     }
 
     @Test
@@ -155,32 +62,99 @@ class ResilienceConfigTest {
         ResilienceConfig defaults = ResilienceConfig.inventoryDefaults();
 
         // When layers are switched off one by one
-        ResilienceConfig noBreaker = defaults.withBreaker(false);
-        ResilienceConfig bare = noBreaker.withBulkhead(false).withRetries(false);
+        ResilienceConfig noBreaker = defaults.withoutBreaker();
+        ResilienceConfig bare = noBreaker.withoutBulkhead().withoutRetries();
 
         // Then only those layers are off and everything else is kept
-        assertThat(noBreaker.breakerEnabled()).isFalse();
-        assertThat(noBreaker.bulkheadEnabled()).isTrue();
-        assertThat(bare.bulkheadEnabled()).isFalse();
-        assertThat(bare.retriesEnabled()).isFalse();
-        assertThat(bare.toBuilder().withBreaker(true).withBulkhead(true).withRetries(true).build())
+        assertThat(noBreaker.breaker()).isEmpty();
+        assertThat(noBreaker.bulkhead()).isPresent();
+        assertThat(bare.bulkhead()).isEmpty();
+        assertThat(bare.retry()).isEmpty();
+        assertThat(bare.toBuilder()
+                .breaker(defaults.breaker().orElseThrow())
+                .bulkhead(defaults.bulkhead().orElseThrow())
+                .retry(defaults.retry().orElseThrow())
+                .build())
                 .isEqualTo(defaults);
     }
 
     @Test
     void shouldRejectInvalidSettingsNamingThem() {
-        assertThatThrownBy(() -> ResilienceConfig.builder("inventory").maxAttempts(0).build())
+        ResilienceConfig inventory = ResilienceConfig.inventoryDefaults();
+        RetryConfig.Builder retry = inventory.retry().orElseThrow().toBuilder();
+        TimeoutConfig.Builder timeout = inventory.timeout().toBuilder();
+        BreakerConfig.Builder breaker = inventory.breaker().orElseThrow().toBuilder();
+        BulkheadConfig.Builder bulkhead = inventory.bulkhead().orElseThrow().toBuilder();
+
+        assertThatThrownBy(() -> retry.maxAttempts(0).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxAttempts");
-        assertThatThrownBy(() -> ResilienceConfig.builder("inventory").attemptTimeout(Duration.ZERO).build())
+        assertThatThrownBy(() -> timeout.attemptTimeout(Duration.ZERO).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("attemptTimeout");
-        assertThatThrownBy(() -> ResilienceConfig.builder(" ").build())
+        assertThatThrownBy(() -> inventory.toBuilder().dependency(" ").build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dependency");
-        assertThatThrownBy(() -> ResilienceConfig.builder("inventory").failureWindow(Duration.ofMillis(5)).build())
+        assertThatThrownBy(() -> breaker.failureWindow(Duration.ofMillis(5)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("failureWindow");
-        assertThatThrownBy(() -> ResilienceConfig.builder("inventory")
-                .minimumUsefulBudget(Duration.ofSeconds(1)).build())
+        assertThatThrownBy(() -> inventory.timeout().toBuilder().minimumUsefulBudget(Duration.ofSeconds(1)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minimumUsefulBudget");
-        assertThatThrownBy(() -> ResilienceConfig.builder("inventory").bulkheadMaxWait(null).build())
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("bulkheadMaxWait");
+        assertThatThrownBy(() -> bulkhead.maxWait(null).build())
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("maxWait");
+    }
+
+    @Test
+    void shouldNameFieldAndRangeWhenValueOutOfRange() {
+        BreakerConfig.Builder breaker = ResilienceConfig.inventoryDefaults().breaker().orElseThrow().toBuilder();
+        RetryConfig.Builder retry = ResilienceConfig.inventoryDefaults().retry().orElseThrow().toBuilder();
+
+        assertThatThrownBy(() -> breaker.failureRateThresholdPercent(150).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("failureRateThresholdPercent must be from 1 to 100, was 150");
+        assertThatThrownBy(() -> breaker.failureRateThresholdPercent(50).failureWindow(Duration.ofMillis(5)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("failureWindow must be from 10 ms to 3600000 ms, was 5 ms");
+        assertThatThrownBy(() -> retry.budgetRatio(1.5).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("budgetRatio must be from 0.0 to 1.0, was 1.5");
+    }
+
+    @Test
+    void shouldKeepCrossFieldChecks() {
+        ResilienceConfig inventory = ResilienceConfig.inventoryDefaults();
+
+        // A backoff cap below its base, and a minimum useful budget no attempt could ever have
+        assertThatThrownBy(() -> inventory.retry().orElseThrow().toBuilder().backoffCap(Duration.ofMillis(10)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("backoffCap must not be below backoffBase (50 ms), was 10 ms");
+        assertThatThrownBy(() -> inventory.timeout().toBuilder().minimumUsefulBudget(Duration.ofMillis(301)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minimumUsefulBudget must not exceed attemptTimeout (300 ms), was 301 ms");
+    }
+
+    @Test
+    void shouldRequireEveryValueBecauseBuildersHaveNoDefaults() {
+        assertThatThrownBy(() -> TimeoutConfig.builder().attemptTimeout(Duration.ofMillis(300)).build())
+                .isInstanceOf(NullPointerException.class).hasMessage("minimumUsefulBudget must be set");
+        assertThatThrownBy(() -> RetryConfig.builder().maxAttempts(3).build())
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("must be set");
+        assertThatThrownBy(() -> BreakerConfig.builder().minimumCalls(3).build())
+                .isInstanceOf(NullPointerException.class).hasMessage("failureRateThresholdPercent must be set");
+        assertThatThrownBy(() -> BulkheadConfig.builder().maxWait(Duration.ZERO).build())
+                .isInstanceOf(NullPointerException.class).hasMessage("permits must be set");
+        assertThatThrownBy(() -> ResilienceConfig.builder("inventory").build())
+                .isInstanceOf(NullPointerException.class).hasMessage("timeout must be set");
+    }
+
+    @Test
+    void shouldBuildStackWithOnlyTimeoutWhenNoOtherLayerIsSet() {
+        TimeoutConfig timeout = TimeoutConfig.builder()
+                .attemptTimeout(Duration.ofMillis(100))
+                .minimumUsefulBudget(Duration.ofMillis(10))
+                .build();
+
+        ResilienceConfig config = ResilienceConfig.builder("ledger").timeout(timeout).build();
+
+        assertThat(config.timeout()).isEqualTo(timeout);
+        assertThat(config.retry()).isEmpty();
+        assertThat(config.breaker()).isEmpty();
+        assertThat(config.bulkhead()).isEmpty();
     }
 }

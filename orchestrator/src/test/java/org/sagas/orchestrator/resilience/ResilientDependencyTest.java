@@ -7,10 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
@@ -30,26 +26,43 @@ class ResilientDependencyTest {
 
     private static final Duration WAIT = Duration.ofSeconds(5);
 
-    private final MeterRegistry registry = new SimpleMeterRegistry();
+    private static final ResilienceConfig INVENTORY = ResilienceConfig.inventoryDefaults();
+
+    private final RecordingListener listener = new RecordingListener();
     private final AtomicInteger attempts = new AtomicInteger();
 
-    /** Inventory-like settings with durations small enough to keep the suite fast. */
-    private static ResilienceConfig.Builder fast() {
+    /*
+     * Inventory's policies with durations small enough to keep the suite fast; a test adjusts a
+     * policy here before building the stack with fast().
+     */
+    private final TimeoutConfig.Builder timeout = TimeoutConfig.builder()
+            .attemptTimeout(Duration.ofSeconds(1))
+            .minimumUsefulBudget(Duration.ofMillis(5));
+    private final RetryConfig.Builder retry = INVENTORY.retry().orElseThrow().toBuilder()
+            .backoffBase(Duration.ofMillis(1))
+            .backoffCap(Duration.ofMillis(2));
+    private final BreakerConfig.Builder breaker = INVENTORY.breaker().orElseThrow().toBuilder()
+            .openDuration(Duration.ofMillis(200));
+    private final BulkheadConfig.Builder bulkhead = INVENTORY.bulkhead().orElseThrow().toBuilder();
+
+    /** Every layer, with the policies as adjusted by the test. */
+    private ResilienceConfig fast() {
         return ResilienceConfig.builder("inventory")
-                .attemptTimeout(Duration.ofSeconds(1))
-                .backoffBase(Duration.ofMillis(1))
-                .backoffCap(Duration.ofMillis(2))
-                .openDuration(Duration.ofMillis(200))
-                .minimumUsefulBudget(Duration.ofMillis(5));
+                .timeout(timeout.build())
+                .retry(retry.build())
+                .breaker(breaker.build())
+                .bulkhead(bulkhead.build())
+                .build();
     }
 
     /** Settings for breaker tests: two calls decide, one attempt each. */
-    private static ResilienceConfig.Builder fastBreaker() {
-        return fast().minimumCalls(2).withRetries(false);
+    private ResilienceConfig fastBreaker() {
+        breaker.minimumCalls(2);
+        return fast().withoutRetries();
     }
 
-    private ResilientDependency create(ResilienceConfig.Builder config) {
-        return ResilientDependency.create(config.build(), registry);
+    private ResilientDependency create(ResilienceConfig config) {
+        return ResilientDependency.create(config, listener);
     }
 
     private static Deadline generous() {
@@ -97,18 +110,12 @@ class ResilientDependencyTest {
         await().atMost(WAIT).until(() -> dependency.state() == CircuitState.HALF_OPEN);
     }
 
-    private double counter(String name) {
-        return registry.get(name).tag("dependency", "inventory").counter().count();
-    }
-
-    private double gauge(String name) {
-        return registry.get(name).tag("dependency", "inventory").gauge().value();
-    }
 
     @Test
     void shouldReturnAnswerAndGiveAttemptTimeoutCappedByDeadline() {
         // Given a 300 ms attempt timeout
-        ResilientDependency dependency = create(fast().attemptTimeout(Duration.ofMillis(300)));
+        timeout.attemptTimeout(Duration.ofMillis(300));
+        ResilientDependency dependency = create(fast());
         List<Duration> given = new CopyOnWriteArrayList<>();
 
         // When called with plenty of time, then with 100 ms left
@@ -127,7 +134,7 @@ class ResilientDependencyTest {
         assertThat(given.get(0)).isEqualTo(Duration.ofMillis(300));
         assertThat(given.get(1)).isLessThanOrEqualTo(Duration.ofMillis(100)).isPositive();
         assertThat(dependency.name()).isEqualTo("inventory");
-        assertThat(dependency.config().attemptTimeout()).isEqualTo(Duration.ofMillis(300));
+        assertThat(dependency.config().timeout().attemptTimeout()).isEqualTo(Duration.ofMillis(300));
     }
 
     @Test
@@ -146,13 +153,14 @@ class ResilientDependencyTest {
         // Then the retry got the answer and was counted
         assertThat(answer).isEqualTo("reserved");
         assertThat(attempts).hasValue(2);
-        assertThat(counter("saga.retries")).isEqualTo(1.0);
+        assertThat(listener.retries).hasValue(1);
+        assertThat(listener.retryAttempts).containsExactly(2);
     }
 
     @Test
     void shouldOpenBreakerWhenHalfOfTwentyCallsFail() {
         // Given the inventory threshold (50% of at least 20 calls) and 19 calls, 10 of them failed
-        ResilientDependency dependency = create(fast().withRetries(false));
+        ResilientDependency dependency = create(fast().withoutRetries());
         for (int i = 0; i < 19; i++) {
             if (i % 2 == 0) {
                 unavailable(() -> dependency.call(generous(), failingTransiently()));
@@ -167,13 +175,13 @@ class ResilientDependencyTest {
 
         // Then the breaker opens
         assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
-        assertThat(gauge("saga.circuit.state")).isEqualTo(2.0);
+        assertThat(listener.circuitGauge()).isEqualTo(2);
     }
 
     @Test
     void shouldStayClosedWhenFewerThanHalfOfTwentyCallsFail() {
         // Given the inventory threshold
-        ResilientDependency dependency = create(fast().withRetries(false));
+        ResilientDependency dependency = create(fast().withoutRetries());
 
         // When 9 of 20 calls fail
         for (int i = 0; i < 20; i++) {
@@ -191,7 +199,8 @@ class ResilientDependencyTest {
     @Test
     void shouldRejectWithBreakerOpenWithoutCallingWhenOpen() {
         // Given an open breaker
-        ResilientDependency dependency = create(fastBreaker().openDuration(Duration.ofSeconds(30)));
+        breaker.openDuration(Duration.ofSeconds(30));
+        ResilientDependency dependency = create(fastBreaker());
         trip(dependency);
         attempts.set(0);
 
@@ -202,14 +211,16 @@ class ResilientDependencyTest {
         assertThat(rejection.reason()).isEqualTo(Reason.BREAKER_OPEN);
         assertThat(rejection.dependency()).isEqualTo("inventory");
         assertThat(attempts).hasValue(0);
-        assertThat(counter("saga.circuit.rejections")).isEqualTo(1.0);
-        assertThat(gauge("saga.circuit.state")).isEqualTo(2.0);
+        assertThat(listener.rejected(Reason.BREAKER_OPEN)).isEqualTo(1);
+        assertThat(listener.circuitGauge()).isEqualTo(2);
     }
 
     @Test
     void shouldCountCallWithThreeTransientAttemptsOnceInBreaker() {
         // Given a breaker judging after 2 calls at 50%, and 3 attempts per call
-        ResilientDependency dependency = create(fast().minimumCalls(2).maxAttempts(3));
+        breaker.minimumCalls(2);
+        retry.maxAttempts(3);
+        ResilientDependency dependency = create(fast());
 
         // When one call fails transiently on all three attempts
         DependencyUnavailable failure = unavailable(() -> dependency.call(generous(), failingTransiently()));
@@ -218,7 +229,7 @@ class ResilientDependencyTest {
         assertThat(failure.reason()).isEqualTo(Reason.RETRIES_EXHAUSTED);
         assertThat(failure.getCause()).isInstanceOf(TransientFailure.class).hasMessage("503 from inventory");
         assertThat(attempts).hasValue(3);
-        assertThat(counter("saga.retries")).isEqualTo(2.0);
+        assertThat(listener.retries).hasValue(2);
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
 
         // And a second, answered call makes it one failure in two calls, which opens the breaker
@@ -246,7 +257,7 @@ class ResilientDependencyTest {
 
         // Then the refusals passed through unchanged, were never retried, and the breaker is closed
         assertThat(attempts).hasValue(100);
-        assertThat(counter("saga.retries")).isZero();
+        assertThat(listener.retries).hasValue(0);
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
     }
 
@@ -286,7 +297,8 @@ class ResilientDependencyTest {
     @Test
     void shouldStopRetryingWhenBudgetIsSpent() {
         // Given a budget of 2 retries that earns nothing back, and 3 attempts per call
-        ResilientDependency dependency = create(fast().withBreaker(false).retryBudgetInitial(2).retryBudgetRatio(0.0));
+        retry.budgetInitial(2).budgetRatio(0.0);
+        ResilientDependency dependency = create(fast().withoutBreaker());
 
         // When two calls fail transiently
         unavailable(() -> dependency.call(generous(), failingTransiently()));
@@ -297,14 +309,15 @@ class ResilientDependencyTest {
         assertThat(attemptsOfFirstCall).isEqualTo(3);
         assertThat(attempts).hasValue(4);
         assertThat(second.reason()).isEqualTo(Reason.RETRIES_EXHAUSTED);
-        assertThat(counter("saga.retries")).isEqualTo(2.0);
-        assertThat(counter("saga.retry.budget.exhausted")).isEqualTo(1.0);
+        assertThat(listener.retries).hasValue(2);
+        assertThat(listener.budgetExhausted).hasValue(1);
     }
 
     @Test
     void shouldFailWithDeadlineTooShortWithoutCalling() {
         // Given a minimum useful budget of 20 ms
-        ResilientDependency dependency = create(fast().minimumUsefulBudget(Duration.ofMillis(20)));
+        timeout.minimumUsefulBudget(Duration.ofMillis(20));
+        ResilientDependency dependency = create(fast());
 
         // When called with 10 ms left, and with a deadline long gone
         DependencyUnavailable tooShort = unavailable(
@@ -318,12 +331,14 @@ class ResilientDependencyTest {
         assertThat(attempts).hasValue(0);
         assertThat(dependency.bulkheadInUse()).isZero();
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+        assertThat(listener.rejected(Reason.DEADLINE_TOO_SHORT)).isEqualTo(2);
     }
 
     @Test
     void shouldEnforceAttemptTimeoutOnBlockingCall() {
         // Given a 100 ms attempt timeout, 3 attempts, and a dependency that hangs for 2 s
-        ResilientDependency dependency = create(fast().attemptTimeout(Duration.ofMillis(100)));
+        timeout.attemptTimeout(Duration.ofMillis(100));
+        ResilientDependency dependency = create(fast());
         List<Duration> given = new CopyOnWriteArrayList<>();
         long start = System.nanoTime();
 
@@ -344,10 +359,9 @@ class ResilientDependencyTest {
     @Test
     void shouldNeverLetAttemptsOutliveDeadline() {
         // Given 10 attempts of 100 ms each but only 250 ms until the deadline
-        ResilientDependency dependency = create(fast()
-                .attemptTimeout(Duration.ofMillis(100))
-                .maxAttempts(10)
-                .minimumUsefulBudget(Duration.ofMillis(20)));
+        timeout.attemptTimeout(Duration.ofMillis(100)).minimumUsefulBudget(Duration.ofMillis(20));
+        retry.maxAttempts(10);
+        ResilientDependency dependency = create(fast());
         List<Duration> given = new CopyOnWriteArrayList<>();
         long start = System.nanoTime();
 
@@ -369,18 +383,20 @@ class ResilientDependencyTest {
         // Given a breaker opened for 200 ms
         ResilientDependency dependency = create(fastBreaker());
         trip(dependency);
-        assertThat(gauge("saga.circuit.state")).isEqualTo(2.0);
+        assertThat(listener.circuitGauge()).isEqualTo(2);
 
         // When the open duration passes without any call
-        // Then the gauge reports half-open by itself, and so does state()
-        await().atMost(WAIT).until(() -> gauge("saga.circuit.state") == 1.0);
+        // Then a gauge reading the stack reports half-open by itself, and the listener heard it
+        await().atMost(WAIT).until(() -> listener.circuitGauge() == 1);
         assertThat(dependency.state()).isEqualTo(CircuitState.HALF_OPEN);
+        assertThat(listener.transitions).containsExactly(CircuitState.OPEN, CircuitState.HALF_OPEN);
     }
 
     @Test
     void shouldAdmitAtMostHalfOpenTrialsConcurrently() throws Exception {
         // Given a half-open breaker allowing 3 trials
-        ResilientDependency dependency = create(fastBreaker().halfOpenTrials(3));
+        breaker.halfOpenTrials(3);
+        ResilientDependency dependency = create(fastBreaker());
         trip(dependency);
         awaitHalfOpen(dependency);
         attempts.set(0);
@@ -427,7 +443,7 @@ class ResilientDependencyTest {
         assertThat(mostRunning).hasValue(3);
         assertThat(outcomes).filteredOn("reserved"::equals).hasSize(3);
         assertThat(outcomes).filteredOn("BREAKER_OPEN"::equals).hasSize(7);
-        assertThat(counter("saga.circuit.rejections")).isEqualTo(7.0);
+        assertThat(listener.rejected(Reason.BREAKER_OPEN)).isEqualTo(7);
 
         // And the three successful trials closed the breaker
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
@@ -436,7 +452,8 @@ class ResilientDependencyTest {
     @Test
     void shouldNotifyListenerOfEveryTransitionEndingClosed() {
         // Given a listener and a breaker that has opened
-        ResilientDependency dependency = create(fastBreaker().halfOpenTrials(3));
+        breaker.halfOpenTrials(3);
+        ResilientDependency dependency = create(fastBreaker());
         List<CircuitState> seen = new CopyOnWriteArrayList<>();
         dependency.onStateChange(seen::add);
         trip(dependency);
@@ -451,7 +468,8 @@ class ResilientDependencyTest {
         // Then it takes all three to close, and the listener saw each transition in order
         assertThat(afterTwo).isEqualTo(CircuitState.HALF_OPEN);
         assertThat(seen).containsExactly(CircuitState.OPEN, CircuitState.HALF_OPEN, CircuitState.CLOSED);
-        assertThat(gauge("saga.circuit.state")).isZero();
+        assertThat(listener.transitions).isEqualTo(seen);
+        assertThat(listener.circuitGauge()).isZero();
     }
 
     @Test
@@ -493,7 +511,8 @@ class ResilientDependencyTest {
     @Test
     void shouldRejectWithBulkheadFullWhenPermitsTaken() throws Exception {
         // Given a bulkhead of one permit, held by a slow call
-        ResilientDependency dependency = create(fast().bulkheadPermits(1).bulkheadMaxWait(Duration.ofMillis(20)));
+        bulkhead.permits(1).maxWait(Duration.ofMillis(20));
+        ResilientDependency dependency = create(fast());
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         ExecutorService pool = Executors.newSingleThreadExecutor();
@@ -511,12 +530,13 @@ class ResilientDependencyTest {
             // Then it is rejected without being sent, and the permit is visible as in use
             assertThat(rejection.reason()).isEqualTo(Reason.BULKHEAD_FULL);
             assertThat(attempts).hasValue(0);
-            assertThat(gauge("saga.bulkhead.in.use")).isEqualTo(1.0);
+            assertThat(listener.rejected(Reason.BULKHEAD_FULL)).isEqualTo(1);
+            assertThat(listener.created.bulkheadInUse()).isEqualTo(1);
 
             // And once the slow call is done the permit is back
             release.countDown();
             assertThat(slow.get(WAIT.toMillis(), MILLISECONDS)).isEqualTo("slow");
-            assertThat(gauge("saga.bulkhead.in.use")).isZero();
+            assertThat(listener.created.bulkheadInUse()).isZero();
         } finally {
             release.countDown();
             pool.shutdownNow();
@@ -526,9 +546,9 @@ class ResilientDependencyTest {
     @Test
     void shouldBuildReducedStackWithoutBreakerBulkheadOrRetries() {
         // Given a stack with only the timeout layer
-        ResilienceConfig bare = fast().minimumCalls(2).build()
-                .withBreaker(false).withBulkhead(false).withRetries(false);
-        ResilientDependency dependency = ResilientDependency.create(bare, registry);
+        breaker.minimumCalls(2);
+        ResilienceConfig bare = fast().withoutBreaker().withoutBulkhead().withoutRetries();
+        ResilientDependency dependency = create(bare);
 
         // When ten calls fail transiently
         for (int i = 0; i < 10; i++) {
@@ -539,43 +559,62 @@ class ResilientDependencyTest {
         // Then each was tried once and nothing ever rejected them
         assertThat(attempts).hasValue(10);
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
-        assertThat(gauge("saga.circuit.state")).isZero();
-        assertThat(gauge("saga.bulkhead.in.use")).isZero();
+        assertThat(listener.circuitGauge()).isZero();
+        assertThat(listener.created.bulkheadInUse()).isZero();
+        assertThat(listener.transitions).isEmpty();
     }
 
     @Test
-    void shouldExposeContractMetricNamesInPrometheus() {
-        // Given a Prometheus registry and a call that needed one retry
-        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        ResilientDependency dependency = ResilientDependency.create(fast().build(), prometheus);
-        dependency.call(generous(), timeout -> {
-            if (attempts.incrementAndGet() == 1) {
-                throw new TransientFailure("timeout");
+    void shouldKeepCallsWorkingWhenListenerThrows() {
+        // Given a listener that fails on every event
+        ResilientDependency dependency = ResilientDependency.create(fastBreaker(), new ResilienceListener() {
+            @Override
+            public void onRetry(String name, int attempt) {
+                throw new IllegalStateException("metrics bug");
             }
-            return "reserved";
+
+            @Override
+            public void onRejected(String name, Reason reason) {
+                throw new IllegalStateException("metrics bug");
+            }
+
+            @Override
+            public void onStateChange(String name, CircuitState state) {
+                throw new IllegalStateException("metrics bug");
+            }
         });
 
-        // When scraped
-        String scrape = prometheus.scrape();
+        // When the breaker opens and then rejects a call
+        trip(dependency);
+        DependencyUnavailable rejection = unavailable(() -> dependency.call(generous(), answering("reserved")));
 
-        // Then the names of the public contract appear, tagged with the dependency
-        assertThat(scrape)
-                .contains("saga_circuit_state{dependency=\"inventory\"} 0")
-                .contains("saga_bulkhead_in_use{dependency=\"inventory\"} 0")
-                .contains("saga_retries_total{dependency=\"inventory\"} 1")
-                .contains("saga_retry_budget_exhausted_total{dependency=\"inventory\"} 0")
-                .contains("saga_circuit_rejections_total{dependency=\"inventory\"} 0");
+        // Then the calls report the dependency's state, not the listener's fault
+        assertThat(rejection.reason()).isEqualTo(Reason.BREAKER_OPEN);
     }
 
     @Test
-    void shouldRefuseSecondStackForSameDependencyInOneRegistry() {
-        // Given a stack for inventory
-        create(fast());
+    void shouldFailCreationWhenListenerRefusesStack() {
+        // Given a listener that refuses any stack, as a metrics binding refuses a second of one name
+        ResilienceListener refusing = new ResilienceListener() {
+            @Override
+            public void onCreated(ResilientDependency dependency) {
+                throw new IllegalStateException("'" + dependency.name() + "' is already registered");
+            }
+        };
 
-        // When a second one is created in the same registry
-        // Then it is refused: its gauges would report the first one's breaker
-        assertThatThrownBy(() -> create(fast()))
+        // When a stack is created with it
+        // Then the creation fails with the listener's reason
+        assertThatThrownBy(() -> ResilientDependency.create(fast(), refusing))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("inventory");
+    }
+
+    @Test
+    void shouldTellListenerOfCreationBeforeReturning() {
+        // When a stack is created
+        ResilientDependency dependency = create(fast());
+
+        // Then the listener holds it, to read its gauges from
+        assertThat(listener.created).isSameAs(dependency);
     }
 }

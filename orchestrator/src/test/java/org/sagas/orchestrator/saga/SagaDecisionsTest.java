@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.saga;
 
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,9 +52,9 @@ class SagaDecisionsTest {
         SagaInstance<Trip> started = begin();
 
         Transition<Trip> first = SagaDecisions.afterSyncStep(saga, started,
-                StepResult.unavailable("hotels", "breaker open"), now, timings);
+                StepResult.unavailable("hotels", Reason.of("hotels_down", "breaker open")), now, timings);
         Transition<Trip> again = SagaDecisions.afterSyncStep(saga, first.after().claimed(now.plusSeconds(30)),
-                StepResult.unavailable("hotels", "timeout"), now.plusSeconds(10), timings);
+                StepResult.unavailable("hotels", Reason.of("hotels_down", "timeout")), now.plusSeconds(10), timings);
 
         assertThat(first.after().status()).isEqualTo(SagaStatus.PARKED);
         assertThat(first.after().parkedOn()).isEqualTo("hotels");
@@ -61,16 +62,18 @@ class SagaDecisionsTest {
         assertThat(first.after().expiresAt()).isEqualTo(now.plus(Duration.ofMinutes(15)));
         assertThat(again.after().parkCount()).isEqualTo(1);
         assertThat(again.after().expiresAt()).as("expiry counts from the first park").isEqualTo(first.after().expiresAt());
-        assertThat(again.after().parkReason()).isEqualTo("timeout");
+        assertThat(again.after().parkReason()).isEqualTo("hotels_down: timeout");
+        assertThat(first.reason().code()).as("customers see the code").isEqualTo("hotels_down");
     }
 
     @Test
     void shouldFailWithoutCompensatingWhenTheFirstStepIsRefused() {
-        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, begin(), StepResult.refused("no rooms"), now, timings);
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, begin(), StepResult.refused(Reason.of("no_rooms", "hotel said: full up")), now, timings);
 
         assertThat(t.after().status()).isEqualTo(SagaStatus.FAILED);
         assertThat(t.after().isTerminal()).isTrue();
-        assertThat(t.reason()).isEqualTo("no rooms");
+        assertThat(t.reason()).isEqualTo(Reason.of("no_rooms", "hotel said: full up"));
+        assertThat(t.after().cause().code()).isEqualTo("no_rooms");
         assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("TripFAILED");
     }
 
@@ -78,7 +81,7 @@ class SagaDecisionsTest {
     void shouldCompensateEarlierStepsWhenAReplyIsARefusal() {
         SagaInstance<Trip> awaiting = awaitingFlight();
 
-        Transition<Trip> t = SagaDecisions.afterReply(saga, awaiting, StepResult.refused("flight full"), now, timings);
+        Transition<Trip> t = SagaDecisions.afterReply(saga, awaiting, StepResult.refused(Reason.of("flight_full")), now, timings);
 
         assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
         assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
@@ -89,22 +92,125 @@ class SagaDecisionsTest {
     @Test
     void shouldEndCompensatedAfterTheLastCompensation() {
         SagaInstance<Trip> compensating = SagaDecisions.afterReply(saga, awaitingFlight(),
-                StepResult.refused("flight full"), now, timings).after();
+                StepResult.refused(Reason.of("flight_full")), now, timings).after();
 
         Transition<Trip> t = SagaDecisions.afterSyncStep(saga, compensating, StepResult.done(TripSaga.trip()), now,
                 timings);
 
         assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATED);
         assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("TripCOMPENSATED");
+        assertThat(t.reason().code()).as("the end says why it turned back").isEqualTo("flight_full");
+        assertThat(t.messages().get(0).payload()).isEqualTo("flight_full");
+    }
+
+    @Test
+    void shouldUndoAStepThatGaveUpAndEndFailedWhenNothingElseWasDone() {
+        // Given the first step gives up on an outcome it does not know
+        Transition<Trip> gaveUp = SagaDecisions.afterSyncStep(saga, begin(),
+                StepResult.abandoned(Reason.of("hotels_down", "timed out")), now, timings);
+
+        // Then the step itself is undone first
+        assertThat(gaveUp.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(gaveUp.after().step()).isEqualTo("BOOK_HOTEL");
+        assertThat(gaveUp.runsOn()).isTrue();
+
+        // And when its undo is done the saga ends FAILED (nothing had been done), saying why
+        Transition<Trip> end = SagaDecisions.afterSyncStep(saga, gaveUp.after(), StepResult.done(TripSaga.trip()),
+                now, timings);
+        assertThat(end.after().status()).isEqualTo(SagaStatus.FAILED);
+        assertThat(end.reason().code()).isEqualTo("hotels_down");
+        assertThat(end.after().parkCount()).isZero();
+    }
+
+    @Test
+    void shouldParkAnUnknownOutcomeLikeAnUnavailableOne() {
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, begin(),
+                StepResult.unknown("hotels", Reason.of("hotels_down", "timed out")), now, timings);
+
+        assertThat(t.after().status()).isEqualTo(SagaStatus.PARKED);
+        assertThat(t.after().parkedOn()).isEqualTo("hotels");
+        assertThat(t.after().parkCount()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMakeARefusedCompensationAnIncidentInsteadOfALoop() {
+        // Given a saga undoing its hotel booking
+        SagaInstance<Trip> compensating = SagaDecisions.afterReply(saga, awaitingFlight(),
+                StepResult.refused(Reason.of("flight_full")), now, timings).after();
+
+        // When the hotel refuses the cancellation for good
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, compensating,
+                StepResult.refused(Reason.of("hotel_refused", "400 unknown booking")), now, timings);
+
+        // Then the saga stays where it is, visibly, and nothing runs it again
+        assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(t.after().incident().cause()).isEqualTo(IncidentCause.PARTICIPANT_REFUSED);
+        assertThat(t.after().incident().detail()).contains("400 unknown booking");
+        assertThat(t.after().incident().at()).isEqualTo(now);
+        assertThat(t.after().nextAttemptAt()).isNull();
+        assertThat(t.runsOn()).isFalse();
+        assertThat(t.raisesIncident()).isTrue();
+        assertThat(t.reason().code()).isEqualTo("participant_refused");
+    }
+
+    @Test
+    void shouldRetryAThrowingStepWithBackOffThenMakeItAnIncident() {
+        SagaTimings twoRetries = new SagaTimings(Duration.ofSeconds(30), Duration.ofSeconds(5),
+                Duration.ofMinutes(15), 2);
+        StepResult<Trip> boom = StepResult.failed(Reason.of(Reason.STEP_FAILED, "java.lang.IllegalStateException"));
+
+        Transition<Trip> first = SagaDecisions.afterSyncStep(saga, begin(), boom, now, twoRetries);
+        Transition<Trip> second = SagaDecisions.afterSyncStep(saga, first.after(), boom, now, twoRetries);
+        Transition<Trip> third = SagaDecisions.afterSyncStep(saga, second.after(), boom, now, twoRetries);
+
+        assertThat(first.after().status()).isEqualTo(SagaStatus.RUNNING);
+        assertThat(first.after().nextAttemptAt()).isEqualTo(now.plusSeconds(5));
+        assertThat(first.runsOn()).as("retried after its back-off, not at once").isFalse();
+        assertThat(first.after().parkCount()).as("held up once").isEqualTo(1);
+        assertThat(second.after().nextAttemptAt()).isEqualTo(now.plusSeconds(10));
+        assertThat(second.after().stepRetries()).isEqualTo(2);
+        assertThat(second.after().incident()).isNull();
+        assertThat(third.after().incident().cause()).isEqualTo(IncidentCause.STEP_FAILED);
+        assertThat(third.after().nextAttemptAt()).isNull();
+        assertThat(third.after().status()).isEqualTo(SagaStatus.RUNNING);
+    }
+
+    @Test
+    void shouldResendTheCommandUnderTheSameDataAndCountIt() {
+        SagaInstance<Trip> late = SagaDecisions.afterStepTimeout(saga, awaitingFlight()).after();
+
+        Transition<Trip> t = SagaDecisions.resendCommand(saga, late, "no answer");
+
+        assertThat(t.messages()).singleElement().satisfies(m -> {
+            assertThat(m.type()).isEqualTo("BookFlight");
+            assertThat(m.payload()).isEqualTo(late.data());
+        });
+        assertThat(t.after().stepRetries()).isEqualTo(1);
+        assertThat(t.after().label()).as("still unknown").isEqualTo("FLIGHT_UNKNOWN");
+        assertThat(t.after().status()).isEqualTo(SagaStatus.AWAITING_REPLY);
+        assertThat(t.reason().code()).isEqualTo(Reason.COMMAND_RESENT);
+    }
+
+    @Test
+    void shouldClearAnIncidentWhenTheSagaMovesToAnotherStep() {
+        SagaInstance<Trip> waiting = awaitingFlight();
+        SagaInstance<Trip> marked = SagaDecisions.incident(waiting, IncidentCause.POISON_REPLY, "bad reply", now)
+                .after();
+
+        Transition<Trip> t = SagaDecisions.afterReply(saga, marked, StepResult.done(waiting.data()), now, timings);
+
+        assertThat(marked.incident().cause()).isEqualTo(IncidentCause.POISON_REPLY);
+        assertThat(t.after().incident()).isNull();
+        assertThat(t.after().step()).isEqualTo("BOOK_CAR");
     }
 
     @Test
     void shouldKeepCompensatingParkedWhenTheCompensationCannotRun() {
         SagaInstance<Trip> compensating = SagaDecisions.afterReply(saga, awaitingFlight(),
-                StepResult.refused("flight full"), now, timings).after();
+                StepResult.refused(Reason.of("flight_full")), now, timings).after();
 
         Transition<Trip> t = SagaDecisions.afterSyncStep(saga, compensating,
-                StepResult.unavailable("hotels", "refused connection"), now, timings);
+                StepResult.unavailable("hotels", Reason.of("hotels_down", "refused connection")), now, timings);
 
         assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
         assertThat(t.after().parkedOn()).isEqualTo("hotels");
@@ -117,7 +223,7 @@ class SagaDecisionsTest {
         SagaInstance<Trip> atCar = SagaDecisions.afterReply(saga, awaitingFlight(),
                 StepResult.done(new Trip("ada", true, false)), now, timings).after();
 
-        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, atCar, StepResult.refused("no cars"), now, timings);
+        Transition<Trip> t = SagaDecisions.afterSyncStep(saga, atCar, StepResult.refused(Reason.of("no_cars")), now, timings);
 
         assertThat(t.messages()).extracting(OutgoingMessage::type).containsExactly("CancelFlight");
         assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
@@ -142,7 +248,7 @@ class SagaDecisionsTest {
     void shouldUndoTheParkedStepItselfWhenASagaExpires() {
         // Given a saga parked on its first step (an attempt may have booked the hotel before timing out)
         SagaInstance<Trip> parked = SagaDecisions.afterSyncStep(saga, begin(),
-                StepResult.unavailable("hotels", "down"), now, timings).after();
+                StepResult.unavailable("hotels", Reason.of("hotels_down", "down")), now, timings).after();
 
         // When it expires
         Transition<Trip> t = SagaDecisions.expire(saga, parked, now.plus(Duration.ofMinutes(16)), timings);
@@ -151,7 +257,7 @@ class SagaDecisionsTest {
         assertThat(t.after().status()).isEqualTo(SagaStatus.COMPENSATING);
         assertThat(t.after().step()).isEqualTo("BOOK_HOTEL");
         assertThat(t.after().parkedOn()).isNull();
-        assertThat(t.reason()).isEqualTo("expired");
+        assertThat(t.reason().code()).isEqualTo("expired");
     }
 
     @Test

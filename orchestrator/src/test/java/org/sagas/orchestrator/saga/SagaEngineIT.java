@@ -138,7 +138,7 @@ class SagaEngineIT {
     @Test
     void shouldResumeParkedSagasOnceEachAcrossConcurrentRunners() throws Exception {
         // Given 40 trips parked because hotels are down
-        trips.hotelAnswer.set(StepResult.unavailable("hotels", "down"));
+        trips.hotelAnswer.set(StepResult.unavailable("hotels", Reason.of("hotels_down", "down")));
         List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             UUID id = UUID.randomUUID();
@@ -180,6 +180,140 @@ class SagaEngineIT {
         assertThat(trips.hotelRuns).containsExactlyInAnyOrderElementsOf(ids);
         assertThat(ids).allSatisfy(id -> assertThat(engine.find(id).orElseThrow().status())
                 .isEqualTo(SagaStatus.AWAITING_REPLY));
+    }
+
+    @Test
+    void shouldRetryAThrowingStepABoundedNumberOfTimesThenRaiseAStepFailedIncident() {
+        // Given a hotel step that always throws, and an engine that tries a step again twice
+        TripSaga broken = new TripSaga();
+        broken.hotelThrows.set(new IllegalStateException("bug in the hotel adapter"));
+        SagaEngine twice = new SagaEngine(jdbi, Clock.systemUTC(), new SagaTimings(Duration.ofMillis(300),
+                Duration.ofMillis(50), Duration.ofMinutes(15), 2), () -> {}).register(broken);
+        List<IncidentCause> raised = new java.util.concurrent.CopyOnWriteArrayList<>();
+        twice.onIncident((id, cause) -> raised.add(cause));
+        UUID id = UUID.randomUUID();
+
+        // When it runs, and then whenever it is due
+        SagaInstance<Trip> first = twice.advance(broken, twice.start(broken, id, TripSaga.trip(), h -> {}),
+                System.currentTimeMillis() + 1000);
+        assertThat(first.status()).as("the exception did not escape").isEqualTo(SagaStatus.RUNNING);
+        assertThat(first.stepRetries()).isEqualTo(1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            twice.runDue(10, Set.of(), null, 1000);
+            return twice.find(id).orElseThrow().incident() != null;
+        });
+
+        // Then it ran three times in all, and now waits for an operator, visibly and only once
+        SagaInstance<?> stuck = twice.find(id).orElseThrow();
+        assertThat(stuck.incident().cause()).isEqualTo(IncidentCause.STEP_FAILED);
+        assertThat(stuck.incident().detail()).contains("bug in the hotel adapter");
+        assertThat(stuck.nextAttemptAt()).isNull();
+        assertThat(broken.hotelRuns).hasSize(3);
+        assertThat(raised).containsExactly(IncidentCause.STEP_FAILED);
+        assertThat(twice.runDue(10, Set.of(), null, 1000)).as("nothing runs it again").isZero();
+        assertThat(reasonCodes(id)).containsExactly("started", "step_failed", "step_failed", "step_failed");
+        assertThat(incidentColumns(id)).isEqualTo("STEP_FAILED");
+    }
+
+    @Test
+    void shouldMakeARefusedCompensationAnIncidentAndNotRunItAgain() {
+        // Given a trip whose flight is full and whose hotel refuses the cancellation for good
+        trips.hotelCancelAnswer.set(StepResult.refused(Reason.of("hotel_refused", "400: unknown booking")));
+        UUID id = UUID.randomUUID();
+        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+
+        // When the flight is refused and the saga undoes the hotel
+        engine.handleReply("trips", reply("FlightFull"), id);
+
+        // Then it stays COMPENSATING with a typed incident, and no runner picks it up
+        SagaInstance<?> stuck = engine.find(id).orElseThrow();
+        assertThat(stuck.status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(stuck.incident().cause()).isEqualTo(IncidentCause.PARTICIPANT_REFUSED);
+        assertThat(incidentColumns(id)).isEqualTo("PARTICIPANT_REFUSED");
+        assertThat(engine.runDue(50, Set.of(), null, 1000)).isZero();
+        assertThat(trips.hotelCancels).containsOnlyOnce(id);
+        assertThat(reasonCodes(id)).endsWith("flight_full", "participant_refused");
+    }
+
+    @Test
+    void shouldRaiseAnIncidentFromOutsideOnceAndClearItWhenTheSagaMovesOn() {
+        UUID id = UUID.randomUUID();
+        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+
+        assertThat(engine.raiseIncident(id, IncidentCause.POISON_REPLY, "reply kept failing")).isTrue();
+        assertThat(engine.raiseIncident(id, IncidentCause.POISON_REPLY, "reply kept failing")).isFalse();
+        assertThat(engine.raiseIncident(UUID.randomUUID(), IncidentCause.POISON_REPLY, "x")).isFalse();
+        assertThat(incidentColumns(id)).isEqualTo("POISON_REPLY");
+        assertThat(reasonCodes(id)).containsOnlyOnce("poison_reply");
+
+        engine.handleReply("trips", reply("FlightBooked"), id);
+
+        assertThat(engine.find(id).orElseThrow().status()).isEqualTo(SagaStatus.COMPLETED);
+        assertThat(incidentColumns(id)).isNull();
+    }
+
+    @Test
+    void shouldResendTheCommandThroughTheOutbox() {
+        UUID id = UUID.randomUUID();
+        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+
+        assertThat(engine.resendCommand(id, "lost")).hasValueSatisfying(s -> assertThat(s.stepRetries()).isEqualTo(1));
+
+        assertThat(outboxTypes(id)).containsExactly("BookFlight", "BookFlight");
+        engine.handleReply("trips", reply("FlightBooked"), id);
+        assertThat(engine.resendCommand(id, "lost")).as("not waiting any more").isEmpty();
+    }
+
+    @Test
+    void shouldLetOneOfExpiryAndAnInFlightResumeWinAndUndoTheLosersEffectByKey() throws Exception {
+        // Given a trip parked on hotels, with a time to live that runs out while it is being resumed
+        TripSaga racing = new TripSaga();
+        SagaEngine brief = new SagaEngine(jdbi, Clock.systemUTC(), new SagaTimings(Duration.ofSeconds(10),
+                Duration.ofMillis(10), Duration.ofMillis(300)), () -> {}).register(racing);
+        racing.hotelAnswer.set(StepResult.unavailable("hotels", Reason.of("hotels_down", "down")));
+        UUID id = UUID.randomUUID();
+        brief.advance(racing, brief.start(racing, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        assertThat(brief.find(id).orElseThrow().status()).isEqualTo(SagaStatus.PARKED);
+        racing.hotelAnswer.set(null);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        racing.insideHotel.set(() -> {
+            inside.countDown();
+            try {
+                letGo.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+
+        // When a resumer claims it and books the hotel, and expiry runs while the booking is in flight
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Integer> resume = pool.submit(() -> brief.runDue(1, Set.of(), "hotels", 5000));
+        assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> brief.expireParked(10) == 1);
+        letGo.countDown();
+        assertThat(resume.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        pool.shutdown();
+
+        // Then expiry won: the saga ended without the booking going on, and the hotel booking the
+        // resume made is undone by the saga's key (a late booking is the participant's no-op)
+        SagaInstance<?> end = brief.find(id).orElseThrow();
+        assertThat(end.status()).isEqualTo(SagaStatus.FAILED);
+        assertThat(end.cause().code()).isEqualTo("expired");
+        assertThat(racing.hotelCancels).containsExactly(id);
+        assertThat(outboxTypes(id)).as("the loser published nothing").doesNotContain("BookFlight");
+        assertThat(history(id)).doesNotContain("TRIP_AWAITING_REPLY");
+        assertThat(reasonCodes(id)).containsSubsequence("hotels_down", "expired", "expired");
+    }
+
+    private static List<String> reasonCodes(UUID id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT reason_code FROM saga_history WHERE saga_id = :id ORDER BY id")
+                .bind("id", id).mapTo(String.class).list());
+    }
+
+    private static String incidentColumns(UUID id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT incident_cause FROM saga_instance WHERE saga_id = :id"
+                + " AND (incident_cause IS NULL) = (incident_at IS NULL)").bind("id", id).mapTo(String.class).one());
     }
 
     private static IncomingMessage reply(String type) {

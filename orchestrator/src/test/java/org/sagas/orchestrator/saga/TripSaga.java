@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.saga;
 
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -13,6 +14,11 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
     record Trip(String traveller, boolean hotelBooked, boolean carBooked) {}
 
     /** What the synchronous participants will answer next; tests set it. */
+    final AtomicReference<RuntimeException> hotelThrows = new AtomicReference<>();
+    /** Runs inside the hotel step before it answers (tests block it to race other runners). */
+    final AtomicReference<Runnable> insideHotel = new AtomicReference<>(() -> {});
+    /** Every saga the hotel cancellation ran for, once per run. */
+    final java.util.Queue<UUID> hotelCancels = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final AtomicReference<StepResult<Trip>> hotelAnswer = new AtomicReference<>();
     final AtomicReference<StepResult<Trip>> carAnswer = new AtomicReference<>();
     final AtomicReference<StepResult<Trip>> hotelCancelAnswer = new AtomicReference<>();
@@ -34,14 +40,22 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
         return List.of(
                 new SagaStep.Sync<>("BOOK_HOTEL", (d, c) -> {
                     hotelRuns.add(c.sagaId());
+                    insideHotel.get().run();
+                    RuntimeException boom = hotelThrows.get();
+                    if (boom != null) {
+                        throw boom;
+                    }
                     return answer(hotelAnswer, d, new Trip(d.traveller(), true, false));
                 },
-                        (d, c) -> answer(hotelCancelAnswer, d, new Trip(d.traveller(), false, d.carBooked()))),
+                        (d, c) -> {
+                            hotelCancels.add(c.sagaId());
+                            return answer(hotelCancelAnswer, d, new Trip(d.traveller(), false, d.carBooked()));
+                        }),
                 new SagaStep.Async<>("BOOK_FLIGHT",
                         (id, d) -> new OutgoingMessage("flights.commands", id.toString(), "BookFlight", d),
                         (d, reply) -> switch (reply.type()) {
                             case "FlightBooked" -> StepResult.done(d);
-                            case "FlightFull" -> StepResult.refused("flight full");
+                            case "FlightFull" -> StepResult.refused(Reason.of("flight_full", "no seats left"));
                             default -> null;
                         }, Duration.ofSeconds(30),
                         (id, d) -> new OutgoingMessage("flights.commands", id.toString(), "CancelFlight", d)),
@@ -60,8 +74,9 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
     }
 
     @Override
-    public List<OutgoingMessage> onEnd(SagaInstance<Trip> ended, String reason) {
-        return List.of(new OutgoingMessage("trips.events", ended.id().toString(), "Trip" + ended.status(), reason));
+    public List<OutgoingMessage> onEnd(SagaInstance<Trip> ended, Reason reason) {
+        return List.of(new OutgoingMessage("trips.events", ended.id().toString(), "Trip" + ended.status(),
+                reason.code()));
     }
 
     static Trip trip() {

@@ -3,7 +3,6 @@ package org.sagas.relay.internal;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -150,20 +149,19 @@ public final class Housekeeping implements Runnable {
     }
 
     private void vacuum(Connection c) {
+        if (!VacuumPermission.granted(c)) {
+            vacuumAllowed = false;
+            log.warn("outbox relay {}: this database user may not VACUUM outbox (it is neither its owner, nor"
+                    + " allowed to maintain it); leaving it to autovacuum", instanceId);
+            return;
+        }
         long started = System.nanoTime();
         try (Statement s = c.createStatement()) {
             s.execute("VACUUM (SKIP_LOCKED) outbox");
-            SQLWarning warning = s.getWarnings();
-            if (warning != null && warning.getMessage() != null && warning.getMessage().contains("owner")) {
-                vacuumAllowed = false;
-                log.warn("outbox relay {}: not allowed to VACUUM outbox ({}); leaving it to autovacuum", instanceId,
-                        warning.getMessage());
-                return;
-            }
             log.debug("outbox relay {}: vacuumed outbox in {} ms", instanceId,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         } catch (SQLException e) {
-            if ("42501".equals(e.getSQLState())) {
+            if (VacuumPermission.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
                 vacuumAllowed = false;
                 log.warn("outbox relay {}: not allowed to VACUUM outbox ({}); leaving it to autovacuum", instanceId,
                         e.getMessage());

@@ -24,9 +24,13 @@ public final class TopicReader implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stopped;
 
-    /** One record as consumed. */
+    /**
+     * One record as consumed.
+     *
+     * @param timestamp the record's Kafka timestamp (when the relay's producer sent it)
+     */
     public record Seen(String key, String value, String messageId, String messageType, String correlationId,
-            int partition, long offset, long receivedNanos) {}
+            int partition, long offset, long receivedNanos, long timestamp) {}
 
     public TopicReader(String bootstrapServers, String topic) {
         this.consumer = new KafkaConsumer<>(Map.of(
@@ -61,7 +65,7 @@ public final class TopicReader implements AutoCloseable {
                 List<Seen> batch = new ArrayList<>();
                 for (ConsumerRecord<String, String> r : records) {
                     batch.add(new Seen(r.key(), r.value(), header(r, "message-id"), header(r, "message-type"),
-                            header(r, "correlation-id"), r.partition(), r.offset(), now));
+                            header(r, "correlation-id"), r.partition(), r.offset(), now, r.timestamp()));
                 }
                 synchronized (this) {
                     seen.addAll(batch);

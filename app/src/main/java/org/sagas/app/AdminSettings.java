@@ -1,0 +1,74 @@
+package org.sagas.app;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.sagas.orchestrator.config.ConfigException;
+import org.sagas.orchestrator.config.Setting;
+import org.sagas.orchestrator.config.SettingsTable;
+import org.sagas.orchestrator.admin.AdminTokens;
+
+/**
+ * The operator API's settings (DESIGN.md section 9a), declared in {@link #TABLE}. Immutable.
+ *
+ * @param tokensFile null when unset
+ * @param token null when unset
+ */
+record AdminSettings(String host, int port, Path tokensFile, String token, boolean readOnly,
+        Duration participantTimeout) {
+
+    private static final Set<String> API = Set.of("api");
+
+    static final Setting<String> HOST = Setting.text("SAGA_ADMIN_HOST", "127.0.0.1", API,
+            "address the operator API binds to");
+    static final Setting<Integer> PORT = Setting.integer("SAGA_ADMIN_PORT", 8090, 0, 65_535, "port", API,
+            "operator API port (--admin-port)");
+    static final Setting<String> TOKENS_FILE = Setting.text("SAGA_ADMIN_TOKENS_FILE", "", API,
+            "file of admin tokens, lines 'name role token' (role viewer or operator)");
+    static final Setting<String> TOKEN = Setting.text("SAGA_ADMIN_TOKEN", "", Set.of("api", "admin CLI"),
+            "one operator token; with neither set, ./sagas up writes one to <data dir>/admin-token");
+    static final Setting<Boolean> READ_ONLY = Setting.bool("SAGA_ADMIN_READ_ONLY", false, API,
+            "refuse every write of the operator API (403)");
+    static final Setting<java.time.Duration> PARTICIPANT_TIMEOUT = Setting.millis(
+            "SAGA_ADMIN_PARTICIPANT_TIMEOUT_MS", 1_000, 50, 60_000, API,
+            "how long an inspection waits for each participant's view of an order before showing it stale");
+    static final Setting<String> URL = Setting.text("SAGA_ADMIN_URL", "http://127.0.0.1:8090", Set.of("admin CLI"),
+            "where ./sagas admin finds the operator API");
+
+    /** The operator API's and its CLI's settings. */
+    static final SettingsTable TABLE = SettingsTable.of("Operator API (admin)", List.of(HOST, PORT, TOKENS_FILE,
+            TOKEN, READ_ONLY, PARTICIPANT_TIMEOUT, URL));
+
+    static AdminSettings from(Settings settings) {
+        SettingsTable.Values v;
+        try {
+            v = TABLE.read(settings.raw()::get);
+        } catch (ConfigException e) {
+            throw new ConfigurationError(e.getMessage(), e);
+        }
+        String file = v.get(TOKENS_FILE);
+        String token = v.get(TOKEN);
+        return new AdminSettings(v.get(HOST), v.get(PORT), file.isBlank() ? null : Path.of(file),
+                token.isBlank() ? null : token, v.get(READ_ONLY), v.get(PARTICIPANT_TIMEOUT));
+    }
+
+    /** The tokens from the file and the environment; empty when neither is set. */
+    AdminTokens tokens() {
+        List<String> lines = List.of();
+        if (tokensFile != null) {
+            try {
+                lines = Files.readAllLines(tokensFile);
+            } catch (IOException e) {
+                throw new ConfigurationError("SAGA_ADMIN_TOKENS_FILE: cannot read " + tokensFile + " (" + e + ")");
+            }
+        }
+        try {
+            return AdminTokens.parse(lines, "SAGA_ADMIN_TOKENS_FILE " + tokensFile, token);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationError(e.getMessage(), e);
+        }
+    }
+}

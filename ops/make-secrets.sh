@@ -1,0 +1,24 @@
+#!/usr/bin/env sh
+# Creates the secret files docker-compose.yml mounts (Docker secrets), each a random password,
+# leaving existing ones alone: PostgreSQL keeps the password it was initialised with.
+set -eu
+cd "$(dirname "$0")"
+umask 077
+mkdir -p secrets
+chmod 700 secrets
+for name in db_password grafana_admin_password; do
+  if [ ! -s "secrets/$name" ]; then
+    # 24 random bytes, base64: no quoting trouble in any client.
+    head -c 24 /dev/urandom | base64 | tr -d '\n' > "secrets/$name"
+    echo "created ops/secrets/$name"
+  fi
+  # Readable by the containers' own users (postgres, sagas 10001, grafana), which are not the
+  # file's owner; the directory (700) keeps the host's other users out.
+  chmod 644 "secrets/$name"
+done
+# One API key for a first customer; add a line per client ('key customerId[,customerId…] [priority]').
+if [ ! -s secrets/api_keys ]; then
+  echo "$(head -c 24 /dev/urandom | base64 | tr -d '\n/+=') c-1" > secrets/api_keys
+  echo "created ops/secrets/api_keys (one key for customer c-1)"
+fi
+chmod 644 secrets/api_keys

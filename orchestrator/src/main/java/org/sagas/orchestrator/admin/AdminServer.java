@@ -1,0 +1,128 @@
+package org.sagas.orchestrator.admin;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.http.InvalidRequest;
+import org.sagas.orchestrator.http.Problems;
+import org.sagas.orchestrator.ordering.OrderStore;
+import org.sagas.orchestrator.saga.SagaEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator API (DESIGN.md section 9a) on a listener of its own, apart from the public API:
+ * {@code /admin/…} for tools and the CLI, {@code /console/} for people. Starts the batch runner
+ * with it and stops it on {@link #close()}. Thread-safe.
+ */
+public final class AdminServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+
+    /**
+     * How the operator API runs.
+     *
+     * @param port 0 for any free port
+     * @param readOnly refuse every write (403)
+     * @param participantTimeout how long an inspection waits for each participant's view
+     * @param stepBudget how long a step an operator retries may take when it runs at once
+     * @param batchLease how long a batch stays with a process that stopped renewing it
+     */
+    public record Config(String host, int port, AdminTokens tokens, boolean readOnly, Duration participantTimeout,
+            Duration stepBudget, Duration batchLease) {
+        public Config {
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(tokens, "tokens");
+            if (tokens.isEmpty()) {
+                throw new IllegalArgumentException("the operator API needs at least one token");
+            }
+        }
+    }
+
+    /** What the operator API works on: the product's own parts and the ports to the rest. */
+    public record Parts(Jdbi jdbi, SagaEngine engine, OrderStore orders, ParticipantViews participants,
+            OutboxDeadLetterPort outboxDeadLetters, KafkaDeadLetters kafkaDeadLetters, Clock clock) {}
+
+    private final Javalin app;
+    private final BatchRunner batchRunner;
+    private final ParticipantSnapshots snapshots;
+
+    private AdminServer(Javalin app, BatchRunner batchRunner, ParticipantSnapshots snapshots) {
+        this.app = app;
+        this.batchRunner = batchRunner;
+        this.snapshots = snapshots;
+    }
+
+    public static AdminServer start(Config config, Parts parts) {
+        AuditLog audit = new AuditLog(parts.jdbi());
+        Guard guard = new Guard(config.tokens(), config.readOnly(), audit);
+        SagaActions actions = new SagaActions(parts.engine(), parts.jdbi(), audit, config.stepBudget().toMillis());
+        ParticipantSnapshots snapshots = new ParticipantSnapshots(parts.participants(), config.participantTimeout(),
+                parts.clock());
+        BatchRunner runner = new BatchRunner(new BatchStore(parts.jdbi()), parts.orders(), actions, audit,
+                parts.clock(), config.batchLease());
+        Batches batches = new Batches(parts.jdbi(), new BatchStore(parts.jdbi()), parts.orders(), audit, runner,
+                parts.clock());
+        SagaRoutes sagas = new SagaRoutes(parts.orders(), new SagaInspector(parts.jdbi(), parts.orders(), audit,
+                snapshots), actions, guard);
+        Console console = new Console(config.tokens());
+        Javalin app = Javalin.create(c -> {
+            c.startup.showJavalinBanner = false;
+            c.http.maxRequestSize = 64 * 1024;
+            QueuedThreadPool pool = new QueuedThreadPool(32, 2, 60_000);
+            pool.setName("admin");
+            c.jetty.threadPool = pool;
+            c.routes.before(ctx -> {
+                if (!Console.isPublic(ctx)) {
+                    guard.authenticate(ctx);
+                }
+            });
+            sagas.register(c.routes);
+            new BatchRoutes(batches, guard).register(c.routes);
+            new DeadLetterRoutes(parts.outboxDeadLetters(), parts.kafkaDeadLetters(), audit, guard)
+                    .register(c.routes);
+            new AuditRoutes(audit, guard).register(c.routes);
+            console.register(c.routes);
+            c.routes.exception(AdminRefusal.class, (e, ctx) -> Problems.send(ctx, e.status(), e.type(), e.title(),
+                    e.getMessage(), e.extra()));
+            c.routes.exception(InvalidRequest.class, (e, ctx) -> Problems.invalid(ctx, e));
+            c.routes.exception(HttpResponseException.class, (e, ctx) -> Problems.send(ctx, e.getStatus(),
+                    "http-" + e.getStatus(), e.getMessage(), e.getMessage(), Map.of()));
+            c.routes.exception(Exception.class, (e, ctx) -> {
+                log.error("admin {} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
+                Problems.send(ctx, 500, "internal", "Internal error", "the request failed; see the server log",
+                        Map.of());
+            });
+            c.routes.error(404, ctx -> {
+                if (ctx.result() == null) {
+                    Problems.send(ctx, 404, "not-found", "Not found", ctx.path() + " is not here", Map.of());
+                }
+            });
+        }).start(config.host(), config.port());
+        runner.start();
+        log.info("operator API on {}:{} ({} token(s){})", config.host(), app.port(), config.tokens().size(),
+                config.readOnly() ? ", read-only" : "");
+        return new AdminServer(app, runner, snapshots);
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    static void json(Context ctx, int status, Object body) {
+        ctx.status(status).contentType("application/json").result(Json.write(body));
+    }
+
+    @Override
+    public void close() {
+        batchRunner.close();
+        app.stop();
+        snapshots.close();
+    }
+}

@@ -1,0 +1,166 @@
+package org.sagas.orchestrator.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.ordering.OrderKeys;
+import org.sagas.orchestrator.ordering.OrderMessages;
+import org.sagas.orchestrator.ordering.OrderStatus;
+import org.sagas.orchestrator.saga.IncomingMessage;
+import org.sagas.orchestrator.saga.OperatorCommand;
+import org.sagas.orchestrator.saga.OperatorOutcome;
+import org.sagas.orchestrator.saga.SagaEngine;
+import org.sagas.orchestrator.saga.SagaInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An operator's actions on one order's saga: retry, cancel, settle a lost payment answer. Each is
+ * written under the saga's version (the loser of a race with the engine gets a conflict and the
+ * current state), clears the saga's incident mark, and is audited — in the same transaction when
+ * it wrote something. Each is safe to repeat. Free text stays in the audit: the saga's history
+ * (which customers read) says only that an operator acted. Thread-safe.
+ */
+final class SagaActions {
+    /** The inbox consumer of payment outcomes an operator sets. */
+    static final String CONSUMER = "operator";
+    private static final String CANCELLED = "cancelled";
+    private static final Logger log = LoggerFactory.getLogger(SagaActions.class);
+
+    private final SagaEngine engine;
+    private final Jdbi jdbi;
+    private final AuditLog audit;
+    private final long stepBudgetMillis;
+
+    SagaActions(SagaEngine engine, Jdbi jdbi, AuditLog audit, long stepBudgetMillis) {
+        this.engine = engine;
+        this.jdbi = jdbi;
+        this.audit = audit;
+        this.stepBudgetMillis = stepBudgetMillis;
+    }
+
+    ActionResult retry(Operator who, UUID orderId, String reason, UUID batchId) {
+        return operate(who, OperatorCommand.RETRY, orderId, reason, batchId);
+    }
+
+    ActionResult cancel(Operator who, UUID orderId, String reason, UUID batchId) {
+        return operate(who, OperatorCommand.CANCEL, orderId, reason, batchId);
+    }
+
+    private ActionResult operate(Operator who, OperatorCommand command, UUID orderId, String reason, UUID batchId) {
+        String action = command.name().toLowerCase(Locale.ROOT);
+        String history = (command == OperatorCommand.RETRY ? "retried" : "cancelled") + " by an operator";
+        OperatorOutcome outcome = engine.operate(orderId, command, history, CANCELLED, stepBudgetMillis,
+                (h, written) -> {
+                    clearIncident(h, orderId);
+                    AuditLog.record(h, new AuditLog.Line(who, action, orderId.toString(), reason, "APPLIED",
+                            detail(SagaState.of(written)), batchId));
+                });
+        ActionResult result;
+        if (outcome instanceof OperatorOutcome.Applied applied) {
+            log.info("order {}: {} by operator {} applied, now {}", orderId, action, who.name(), applied.now().label());
+            return new ActionResult.Applied(SagaState.of(applied.now()));
+        } else if (outcome instanceof OperatorOutcome.Refused refused) {
+            result = new ActionResult.Refused(SagaState.of(refused.now()), refused.why());
+        } else if (outcome instanceof OperatorOutcome.Conflict conflict) {
+            result = new ActionResult.Conflict(SagaState.of(conflict.now()), conflict.why());
+        } else {
+            result = new ActionResult.NotFound(orderId);
+        }
+        recordRefusal(who, action, orderId, reason, result, batchId);
+        return result;
+    }
+
+    /**
+     * Settles a {@code PAYMENT_UNKNOWN} order as the provider's reply would have: {@code captured}
+     * confirms it, otherwise it is cancelled (stock released). The reply has a message id derived
+     * from the order and the outcome, so the inbox keeps a repeat to one effect.
+     */
+    ActionResult paymentOutcome(Operator who, UUID orderId, boolean captured, String reason) {
+        String outcomeName = captured ? "CAPTURED" : "DECLINED";
+        String chargeKey = OrderKeys.charge(orderId);
+        UUID messageId = UUID.nameUUIDFromBytes(("operator:" + chargeKey + ":" + outcomeName)
+                .getBytes(StandardCharsets.UTF_8));
+        Optional<SagaInstance<?>> found = engine.find(orderId);
+        ActionResult result;
+        if (found.isEmpty()) {
+            result = new ActionResult.NotFound(orderId);
+        } else if (!OrderStatus.PAYMENT_UNKNOWN.name().equals(found.get().label())) {
+            result = alreadyApplied(messageId) ? new ActionResult.AlreadyApplied(SagaState.of(found.get()))
+                    : new ActionResult.Refused(SagaState.of(found.get()), "only a PAYMENT_UNKNOWN order takes a"
+                            + " payment outcome; this one is " + found.get().label());
+        } else {
+            ObjectNode body = Json.mapper().createObjectNode().put("orderId", orderId.toString())
+                    .put("idempotencyKey", chargeKey).put("reason", "settled by an operator");
+            String type = captured ? OrderMessages.PAYMENT_CAPTURED : OrderMessages.PAYMENT_DECLINED;
+            SagaEngine.ReplyOutcome reply = engine.handleReply(CONSUMER, new IncomingMessage(messageId, type,
+                    orderId.toString(), orderId.toString(), body), orderId);
+            SagaState now = engine.find(orderId).map(SagaState::of).orElse(SagaState.of(found.get()));
+            result = switch (reply) {
+                case APPLIED -> new ActionResult.Applied(now);
+                case DUPLICATE -> new ActionResult.AlreadyApplied(now);
+                case NOT_AWAITED -> new ActionResult.Conflict(now, "the payment's answer arrived first; the order is "
+                        + now.status());
+                case UNKNOWN_SAGA -> new ActionResult.NotFound(orderId);
+            };
+            if (reply == SagaEngine.ReplyOutcome.APPLIED) {
+                jdbi.useHandle(h -> clearIncident(h, orderId));
+                log.info("order {}: payment settled as {} by operator {}, now {}", orderId, outcomeName, who.name(),
+                        now.status());
+            }
+        }
+        String detail = result instanceof ActionResult.NotFound ? null : detail(stateOf(result), outcomeName);
+        audit.record(new AuditLog.Line(who, "payment-outcome", orderId.toString(), reason, result.outcome(), detail,
+                null));
+        return result;
+    }
+
+    private boolean alreadyApplied(UUID messageId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM inbox WHERE consumer = :c AND message_id = :m")
+                .bind("c", CONSUMER).bind("m", messageId).mapTo(Long.class).one() > 0);
+    }
+
+    private void recordRefusal(Operator who, String action, UUID orderId, String reason, ActionResult result,
+            UUID batchId) {
+        String detail = result instanceof ActionResult.NotFound ? null : detail(stateOf(result));
+        if (result instanceof ActionResult.Refused r) {
+            detail = detail(r.now(), r.why());
+        }
+        audit.record(new AuditLog.Line(who, action, orderId.toString(), reason, result.outcome(), detail, batchId));
+        log.info("order {}: {} by operator {} not applied: {}", orderId, action, who.name(), result.outcome());
+    }
+
+    /** The incident mark goes when an operator acts: from now on the saga is the operator's doing. */
+    private static void clearIncident(Handle h, UUID sagaId) {
+        h.createUpdate("UPDATE saga_instance SET incident_cause = NULL, incident_detail = NULL, incident_at = NULL"
+                + " WHERE saga_id = :id AND incident_cause IS NOT NULL").bind("id", sagaId).execute();
+    }
+
+    static SagaState stateOf(ActionResult r) {
+        if (r instanceof ActionResult.Applied a) {
+            return a.now();
+        } else if (r instanceof ActionResult.AlreadyApplied a) {
+            return a.now();
+        } else if (r instanceof ActionResult.Refused a) {
+            return a.now();
+        } else if (r instanceof ActionResult.Conflict a) {
+            return a.now();
+        }
+        return null;
+    }
+
+    private static String detail(SagaState state) {
+        return Json.write(state);
+    }
+
+    private static String detail(SagaState state, String note) {
+        ObjectNode node = Json.mapper().valueToTree(state);
+        node.put("note", note);
+        return node.toString();
+    }
+}

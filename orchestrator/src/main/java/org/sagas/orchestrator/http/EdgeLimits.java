@@ -1,0 +1,71 @@
+package org.sagas.orchestrator.http;
+
+import io.javalin.config.JavalinConfig;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * What a listener tolerates from slow or oversized clients, and the one place that puts it on a
+ * Javalin/Jetty server: idle timeout, minimum request data rate, header size, and problem+json
+ * answers for requests Jetty refuses before any route sees them. Immutable.
+ *
+ * @param idleTimeout a connection that sends nothing for this long is closed
+ * @param minBytesPerSecond a request body must arrive at least this fast (after {@code slowAfter})
+ * @param slowAfter a body not complete after this counts as a slow sender
+ * @param maxSlowSenders most requests at once whose body is still arriving after {@code slowAfter}
+ * @param maxBodyBytes largest body a route accepts ({@code 413} beyond)
+ * @param drainBytes how much more of an over-limit body is read (and discarded) before answering
+ */
+public record EdgeLimits(Duration idleTimeout, long minBytesPerSecond, Duration slowAfter, int maxSlowSenders,
+        int maxBodyBytes, long drainBytes) {
+    /** Request line and headers together; Jetty answers 431 (or 414 for the URI) beyond. */
+    public static final int MAX_HEADER_BYTES = 8 * 1024;
+    public static final long DEFAULT_DRAIN_BYTES = 1024 * 1024;
+
+    public EdgeLimits {
+        if (idleTimeout.isNegative() || idleTimeout.isZero() || minBytesPerSecond < 1 || maxSlowSenders < 0
+                || maxBodyBytes < 1 || drainBytes < 0 || slowAfter.isNegative()) {
+            throw new IllegalArgumentException("invalid edge limits: " + idleTimeout + ", " + minBytesPerSecond
+                    + " B/s, " + slowAfter + ", " + maxSlowSenders + " slow senders, " + maxBodyBytes + " B, "
+                    + drainBytes + " B drained");
+        }
+    }
+
+    /** The public API's defaults: 30 s idle, 1 KiB/s, slow after 1 s, 64 slow senders, 64 KiB bodies. */
+    public static EdgeLimits defaults() {
+        return new EdgeLimits(Duration.ofSeconds(30), 1024, Duration.ofSeconds(1), 64, 64 * 1024,
+                DEFAULT_DRAIN_BYTES);
+    }
+
+    /**
+     * Puts these limits on {@code config}'s listener: Jetty's own minimum data rate and header
+     * size, problem+json for what Jetty refuses itself (bad request lines, headers too large,
+     * URI too long). Call {@link #applyIdleTimeout(Server)} once the server has started.
+     */
+    public void apply(JavalinConfig config) {
+        config.jetty.modifyHttpConfiguration(http -> {
+            http.setMinRequestDataRate(minBytesPerSecond);
+            http.setRequestHeaderSize(MAX_HEADER_BYTES);
+            http.setIdleTimeout(idleTimeout.toMillis());
+            http.setSendServerVersion(false);
+        });
+        config.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
+    }
+
+    /** Javalin makes its connector at start: the idle timeout goes on it afterwards. */
+    public void applyIdleTimeout(Server server) {
+        for (Connector connector : server.getConnectors()) {
+            if (connector instanceof ServerConnector serverConnector) {
+                serverConnector.setIdleTimeout(idleTimeout.toMillis());
+            }
+        }
+    }
+
+    /** A gate that reads each body before the application, within these limits (see {@link BodyGate}). */
+    void gateBodies(JavalinConfig config, Consumer<String> refused) {
+        config.jetty.modifyServer(server -> server.setHandler(new BodyGate(this, refused)));
+    }
+}

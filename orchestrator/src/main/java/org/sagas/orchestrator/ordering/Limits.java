@@ -1,0 +1,80 @@
+package org.sagas.orchestrator.ordering;
+
+import java.util.Optional;
+
+/**
+ * The one definition of what a valid order is made of, shared by the API's validation and the
+ * participants (the sandbox inventory and payment provider, the payment worker), so that a
+ * value the API accepts is never refused downstream (DESIGN.md section 8a). Lengths count
+ * Unicode code points (as PostgreSQL's {@code length()} does), never UTF-16 units. Stateless.
+ */
+public final class Limits {
+    /** Longest SKU, in code points. */
+    public static final int MAX_SKU = 64;
+    /** Longest customer id, in code points. */
+    public static final int MAX_CUSTOMER_ID = 64;
+    /** Longest idempotency key (the API's header and every participant key), in code points. */
+    public static final int MAX_KEY = 255;
+    /** Most lines an order may have. */
+    public static final int MAX_LINES = 100;
+    /** Largest quantity on one line. */
+    public static final int MAX_QUANTITY = 10_000;
+    /** Largest unit price, in cents. */
+    public static final long MAX_UNIT_PRICE_CENTS = 1_000_000_000L;
+
+    private Limits() {}
+
+    /** The length of {@code text} in code points. */
+    public static int length(String text) {
+        return text.codePointCount(0, text.length());
+    }
+
+    /**
+     * What is wrong with {@code text} as a value of at most {@code max} code points of printable
+     * characters (no control, format, unassigned or lone surrogate characters, not blank), if
+     * anything; the message names no field, callers do.
+     */
+    public static Optional<String> textProblem(String text, int max) {
+        if (text == null) {
+            return Optional.of("must be a string of 1 to " + max + " printable characters");
+        }
+        int length = length(text);
+        if (length < 1 || length > max) {
+            return Optional.of("must be 1 to " + max + " characters long, got " + length);
+        }
+        if (text.isBlank() || text.codePoints().anyMatch(Limits::unprintable)) {
+            return Optional.of("must contain printable characters only");
+        }
+        return Optional.empty();
+    }
+
+    /** What an identifier (customer id, SKU) may hold, for error messages. */
+    public static String identifierRule(int max) {
+        return "must be a string of 1 to " + max + " letters, digits and - _ . : @ / # +";
+    }
+
+    /**
+     * What is wrong with {@code text} as an identifier of at most {@code max} code points, if
+     * anything. Identifiers are letters and digits (any script, precomposed) and
+     * {@code - _ . : @ / # +}: no spaces, controls, NUL, format characters (RTL marks, zero-width
+     * joiners), combining marks, lone surrogates, symbols or emoji. They are stored, logged, sent to
+     * participants and compared byte for byte: two spellings that look alike must not be two
+     * customers. Every identifier passes {@link #textProblem}, so a participant that checks that
+     * accepts whatever the API accepted.
+     */
+    public static Optional<String> identifierProblem(String text, int max) {
+        Optional<String> text0 = textProblem(text, max);
+        if (text0.isPresent()) {
+            return text0;
+        }
+        if (!text.codePoints().allMatch(c -> Character.isLetterOrDigit(c) || "-_.:@/#+".indexOf(c) >= 0)) {
+            return Optional.of(identifierRule(max));
+        }
+        return Optional.empty();
+    }
+
+    private static boolean unprintable(int c) {
+        return Character.isISOControl(c) || !Character.isDefined(c)
+                || Character.getType(c) == Character.SURROGATE || Character.getType(c) == Character.FORMAT;
+    }
+}

@@ -1,0 +1,9 @@
+package org.sagas.orchestrator.saga;
+
+/** What an operator may ask of one saga that has not ended (DESIGN.md section 9a). */
+public enum OperatorCommand {
+    /** Run the waiting step now, or send the awaited command again (same participant key). */
+    RETRY,
+    /** Undo what was done, last first, and end the saga. */
+    CANCEL
+}
