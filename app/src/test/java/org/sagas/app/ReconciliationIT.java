@@ -17,7 +17,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.sagas.orchestrator.messaging.Topics;
-import org.sagas.reconciler.FindingsReader;
 import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
@@ -40,7 +39,7 @@ class ReconciliationIT {
     private static TestProduct product;
     private TestInfra infra;
     private Jdbi jdbi;
-    private FindingsReader findings;
+    private AdminHttp admin;
 
     @BeforeEach
     void start(TestInfra infra) {
@@ -49,7 +48,7 @@ class ReconciliationIT {
         product.ensure(FAST);
         product.healthy();
         jdbi = Jdbi.create(infra.dataSource(2));
-        findings = new FindingsReader(jdbi);
+        admin = AdminHttp.operator(product);
     }
 
     @AfterEach
@@ -178,12 +177,23 @@ class ReconciliationIT {
         awaitFinding(order.toString(), "CHARGE_WITHOUT_REPLY", false);
     }
 
+    @Test
+    void shouldAnswerTheFindingsListWithAProblemForAKindThatDoesNotExist() {
+        HttpResponse<String> answer = admin.get("/admin/reconciliation/findings?kind=DOUBLE_CHARGE");
+        assertThat(answer.statusCode()).isEqualTo(400);
+        assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(answer.body()).contains("kind");
+        assertThat(admin.get("/admin/reconciliation/findings?colour=red").statusCode()).isEqualTo(400);
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------
 
     /** Waits for the finding of {@code kind} for {@code orderId}, open ({@code open}) or resolved. */
     private JsonNode awaitFinding(String orderId, String kind, boolean open) {
         return await().atMost(WITHIN).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode page = TestProduct.read(findings.list(kind, Boolean.toString(open), "1000").toJson());
+            JsonNode page = admin.getJson("/admin/reconciliation/findings?kind=" + kind + "&open=" + open
+                    + "&limit=1000");
             for (JsonNode item : page.get("items")) {
                 if (item.get("orderId").asText().equals(orderId)) {
                     return item;
