@@ -11,15 +11,21 @@ final class Benchmarks {
 
     static int run(List<String> args, Map<String, String> flags, Settings settings, PrintStream out) {
         if (args.isEmpty()) {
-            throw new ConfigurationError("bench needs a name: throughput, relay, cascade or reconcile");
+            throw new ConfigurationError("bench needs a name: throughput, steady, relay, cascade or reconcile");
         }
         try {
             switch (args.get(0)) {
                 case "throughput":
                     new ThroughputBenchmark(out, intFlag(flags, "--orders", 20_000), intFlag(flags, "--concurrency", 32),
                             Duration.ofSeconds(intFlag(flags, "--duration", 30)),
-                            flags.containsKey("--provider-latency-ms") ? intFlag(flags, "--provider-latency-ms", 0) : 0)
+                            flags.containsKey("--provider-latency-ms") ? intFlag(flags, "--provider-latency-ms", 0) : 0,
+                            flags.containsKey("--warm-up"))
                             .run(benchSettings(settings), ThroughputBenchmark.results("throughput"));
+                    return 0;
+                case "steady":
+                    new SteadyBenchmark(out, intFlag(flags, "--rate", 100),
+                            Duration.ofSeconds(intFlag(flags, "--duration", 12)), flags.containsKey("--warm-up"))
+                            .run(benchSettings(settings), ThroughputBenchmark.results("steady"));
                     return 0;
                 case "relay":
                     relay(settings, out);
@@ -29,11 +35,12 @@ final class Benchmarks {
                             .run(settings, ThroughputBenchmark.results("reconcile"));
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out).run(settings, ThroughputBenchmark.results("cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(settings, ThroughputBenchmark.results("cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:
-                    throw new ConfigurationError("unknown benchmark '" + args.get(0) + "' (throughput, relay, cascade, reconcile)");
+                    throw new ConfigurationError("unknown benchmark '" + args.get(0)
+                            + "' (throughput, steady, relay, cascade, reconcile)");
             }
         } catch (ConfigurationError e) {
             throw e;

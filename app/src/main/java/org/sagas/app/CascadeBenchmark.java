@@ -1,7 +1,6 @@
 package org.sagas.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,16 +23,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 import org.sagas.app.bench.Latencies;
 import org.sagas.orchestrator.Json;
 
 /**
  * {@code ./sagas bench cascade}: the resilience lesson's cascade on the real product. 100 orders/s
  * for 12 s; inventory answers in 40 ms, then in 4 s from second 3 until second 12 (recovery).
- * Run once per protection level, each on a freshly started product over the same PostgreSQL and
- * Kafka, and tabulated: what the clients saw, how long after recovery until every accepted order
- * was terminal, and the invariants (lost orders, double charges).
+ * Run once per protection level, each on a freshly started product (a process of its own, cold
+ * unless {@code --warm-up}; the participants and the client in processes of their own, see
+ * {@link BenchRig}) over the same PostgreSQL and Kafka, and tabulated: what the clients saw, how
+ * long after recovery until every accepted order was terminal, and the invariants (lost orders,
+ * double charges).
  */
 final class CascadeBenchmark {
     static final int RATE = 100;
@@ -61,21 +61,23 @@ final class CascadeBenchmark {
     }
 
     private final PrintStream out;
+    private final boolean warmUp;
 
-    CascadeBenchmark(PrintStream out) {
+    /** @param warmUp whether each run starts after {@link #WARM_UP_ORDERS} orders (default: cold) */
+    CascadeBenchmark(PrintStream out, boolean warmUp) {
         this.out = out;
+        this.warmUp = warmUp;
     }
 
     List<Map<String, Object>> run(Settings settings, Path resultFile, List<String> only) throws Exception {
         List<Map<String, Object>> rows = new ArrayList<>();
-        try (EmbeddedStack stack = EmbeddedStack.scratch()) {
-            out.println("starting embedded PostgreSQL and Kafka in " + stack.dataDir() + " ...");
-            Settings infra = stack.start(settings, settings.embeddedDatabase(), settings.embeddedKafka());
+        try (BenchRig rig = BenchRig.start(settings, out)) {
             for (Config config : configs()) {
                 if (!only.isEmpty() && !only.contains(config.name())) {
                     continue;
                 }
-                rows.add(scenario(config, infra));
+                rows.add(scenario(config, rig));
+                rig.stopProduct();
             }
         }
         table(rows);
@@ -85,30 +87,26 @@ final class CascadeBenchmark {
         return rows;
     }
 
-    private Map<String, Object> scenario(Config config, Settings infra) throws Exception {
-        Map<String, String> env = new HashMap<>(Benchmarks.benchSettings(infra).raw());
-        env.put("SAGA_DB_URL", infra.dbUrl());
-        env.put("SAGA_DB_USER", infra.dbUser());
-        env.put("SAGA_DB_PASSWORD", infra.dbPassword());
-        env.put("SAGA_KAFKA_BOOTSTRAP", infra.kafkaBootstrap());
-        env.putAll(config.env());
-        Settings s = Settings.from(env::get, Map.of());
+    private Map<String, Object> scenario(Config config, BenchRig rig) throws Exception {
         out.printf("%n== %s ==%n", config.name());
-        try (Product product = Product.up(s, new PrintStream(new ByteArrayOutputStream()))) {
+        rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":40,\"errorRate\":0.0,\"down\":false}");
+        double toReady = rig.startProduct(config.env());
+        out.printf("  product ready after %.1f s (a process of its own, cold)%n", toReady);
+        {
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
                     .executor(Executors.newFixedThreadPool(16)).build();
-            URI api = URI.create("http://" + s.host() + ":" + product.apiPort() + "/orders");
-            String customer = "cascade-" + config.name();
+            URI api = rig.ordersUri();
+            String customer = "cascade-" + config.name() + "-" + UUID.randomUUID().toString().substring(0, 8);
             // A catalogue, as in the lesson's shop, not one hot stock row that every order queues on.
             String run = UUID.randomUUID().toString().substring(0, 8);
             List<String> skus = new ArrayList<>();
             for (int i = 0; i < SKUS; i++) {
                 skus.add("CASCADE-" + run + "-" + i);
-                put(http, s.inventoryUrl() + "/stock/" + skus.get(i), "{\"available\":1000000}");
+                rig.put(rig.inventoryUrl() + "/stock/" + skus.get(i), "{\"available\":1000000}");
             }
-            put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":40,\"errorRate\":0.0,\"down\":false}");
-
-            warmUp(http, api, skus, product.node().dataSource);
+            if (warmUp) {
+                warmUp(http, api, skus, rig.monitor());
+            }
             Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
             Set<UUID> accepted = ConcurrentHashMap.newKeySet();
             Latencies latencies = new Latencies();
@@ -123,7 +121,7 @@ final class CascadeBenchmark {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
                 if (!slow && System.nanoTime() - start >= SLOW_FROM.toNanos()) {
-                    put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":4000}");
+                    rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":4000}");
                     out.println("  second 3: inventory now answers in 4 s");
                     slow = true;
                 }
@@ -142,11 +140,11 @@ final class CascadeBenchmark {
                     out.printf("  %2d s  sent %4d  answered %4d%n", (i + 1) / RATE, i + 1, latencies.count());
                 }
             }
-            put(http, s.inventoryUrl() + "/_faults", "{\"latencyMs\":40}");
+            rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":40}");
             long recovery = System.nanoTime();
             out.println("  second 12: inventory recovered; waiting for answers and for every accepted order to end");
             CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
-            DataSource db = product.node().dataSource;
+            BenchRig.Monitor db = rig.monitor();
             double drain = -1;
             long lastPrint = 0;
             while (System.nanoTime() - recovery < DRAIN_LIMIT.toNanos()) {
@@ -172,20 +170,21 @@ final class CascadeBenchmark {
             row.put("p50_ms", Math.round(latencies.percentileMillis(50)));
             row.put("p99_ms", Math.round(latencies.percentileMillis(99)));
             row.put("drain_seconds", drain < 0 ? null : Math.round(drain * 10) / 10.0);
-            row.put("lost", lost(db, accepted));
-            row.put("double_charges", doubleCharges(http, s.paymentUrl(), accepted));
+            row.put("lost", lost(rig.productDb(), accepted));
+            row.put("double_charges", doubleCharges(http, rig.paymentUrl(), accepted));
+            row.put("cold_start", !warmUp);
+            row.put("seconds_to_ready", Math.round(toReady * 10) / 10.0);
             out.println("  " + row);
             return row;
         }
     }
 
     /**
-     * A freshly started product runs its first seconds on a cold JIT; the lesson's scenario is about
-     * a warm service meeting a slow dependency, so each run starts after {@link #WARM_UP_ORDERS} orders at
-     * {@link #WARM_UP_RATE}/s: enough for the JIT compiler to have compiled the hot paths, which
-     * otherwise takes cores away from the first seconds of the scenario.
+     * The {@code --warm-up} variant: each run starts after {@link #WARM_UP_ORDERS} orders at
+     * {@link #WARM_UP_RATE}/s, a service warmed by traffic meeting a slow dependency. By default a
+     * run starts cold: a freshly started product, ready once it warmed itself (ADR 0016).
      */
-    private void warmUp(HttpClient http, URI api, List<String> skus, DataSource db) throws Exception {
+    private void warmUp(HttpClient http, URI api, List<String> skus, BenchRig.Monitor db) throws Exception {
         out.printf("  warming up: %d orders at %d/s with a healthy inventory%n", WARM_UP_ORDERS, WARM_UP_RATE);
         List<CompletableFuture<HttpResponse<String>>> warm = new ArrayList<>();
         long start = System.nanoTime();
@@ -226,21 +225,15 @@ final class CascadeBenchmark {
         return "failed";
     }
 
-    private static long open(DataSource db, String customer) throws Exception {
-        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM orders"
-                + " WHERE customer_id = ? AND status NOT IN ('CONFIRMED', 'CANCELLED', 'REJECTED')")) {
-            s.setString(1, customer);
-            var rs = s.executeQuery();
-            rs.next();
-            return rs.getLong(1);
-        }
+    private static long open(BenchRig.Monitor db, String customer) throws Exception {
+        return db.count("SELECT count(*) FROM orders WHERE customer_id = ?"
+                + " AND status NOT IN ('CONFIRMED', 'CANCELLED', 'REJECTED')", customer);
     }
 
     /** Accepted orders that are not terminal now, or not stored at all. */
-    private static long lost(DataSource db, Set<UUID> accepted) throws Exception {
+    private static long lost(Connection c, Set<UUID> accepted) throws Exception {
         long lost = 0;
-        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement(
-                "SELECT status FROM orders WHERE order_id = ?")) {
+        try (PreparedStatement s = c.prepareStatement("SELECT status FROM orders WHERE order_id = ?")) {
             for (UUID id : accepted) {
                 s.setObject(1, id);
                 var rs = s.executeQuery();
@@ -267,11 +260,6 @@ final class CascadeBenchmark {
     private static int count(Map<String, AtomicInteger> outcomes, String key) {
         AtomicInteger n = outcomes.get(key);
         return n == null ? 0 : n.get();
-    }
-
-    private static void put(HttpClient http, String url, String body) throws Exception {
-        http.send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.discarding());
     }
 
     private void table(List<Map<String, Object>> rows) {

@@ -24,6 +24,7 @@ final class EmbeddedStack implements AutoCloseable {
     private EmbeddedPostgresServer postgres;
     private KafkaBroker broker;
     private final ScratchDirectory scratch;
+    private java.util.Map<String, String> postgresConfig = java.util.Map.of();
 
     EmbeddedStack(Path dataDir) {
         this(dataDir, null);
@@ -42,6 +43,20 @@ final class EmbeddedStack implements AutoCloseable {
 
     Path dataDir() {
         return dataDir;
+    }
+
+    /**
+     * Loads {@code pg_stat_statements} into the embedded PostgreSQL (before {@link #start}), so a
+     * benchmark can tell each database's WAL apart; it costs the server a little per statement.
+     */
+    EmbeddedStack withStatementStatistics() {
+        postgresConfig = java.util.Map.of("shared_preload_libraries", "pg_stat_statements");
+        return this;
+    }
+
+    /** The embedded broker's process id, or -1 without one. */
+    long brokerPid() {
+        return broker == null ? -1 : broker.pid();
     }
 
     /**
@@ -68,7 +83,7 @@ final class EmbeddedStack implements AutoCloseable {
         String password = settings.dbPassword();
         String bootstrap = settings.kafkaBootstrap();
         if (database) {
-            postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), 0);
+            postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), 0, postgresConfig);
             postgres.createDatabase(DATABASE);
             url = postgres.jdbcUrl(DATABASE);
             user = EmbeddedPostgresServer.USER;

@@ -18,6 +18,8 @@ public final class Main {
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events");
+    /** Flags without a value. */
+    private static final Set<String> SWITCHES = Set.of("--warm-up");
 
     private Main() {}
 
@@ -46,7 +48,9 @@ public final class Main {
                 help(out);
                 return 0;
             }
-            if (a.startsWith("--")) {
+            if (SWITCHES.contains(a)) {
+                flags.put(a, "true");
+            } else if (a.startsWith("--")) {
                 String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
                 if (!VALUE_FLAGS.contains(name)) {
                     err.println("sagas: error: unknown option " + name + " (see ./sagas --help)");
@@ -82,8 +86,9 @@ public final class Main {
                 case "fuzz":
                     return Fuzz.run(flags, settings, out);
                 default:
-                    if (ROLES.contains(command)) {
-                        return serve(Product.role(command, settings, out));
+                    List<String> roles = List.of(command.split(",", -1));
+                    if (ROLES.containsAll(roles)) {
+                        return serve(Product.roles(roles, settings, out));
                     }
                     err.println("sagas: error: unknown command '" + command + "' (see ./sagas --help)");
                     return 2;
@@ -120,13 +125,18 @@ public final class Main {
         out.println("commands:");
         out.println("  up                  run the whole product on embedded PostgreSQL and Kafka (or on");
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
-        out.println("  <role>              run one role, for scale-out: " + String.join(", ", ROLES));
+        out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
-        out.println("  bench throughput    orders/s to CONFIRMED against the running product");
-        out.println("                      [--orders N] [--concurrency N] [--duration S]");
+        out.println("  bench throughput    orders/s to CONFIRMED and CPU, transactions, rows, WAL per order;");
+        out.println("                      product, sandbox and client each in a process of its own, cold start");
+        out.println("                      [--orders N] [--concurrency N] [--duration S] [--warm-up]");
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
+        out.println("  bench steady        a cold product at a steady 100 orders/s from a separate client,");
+        out.println("                      inventory at 40 ms, one hot SKU then spread SKUs");
+        out.println("                      [--rate N] [--duration S] [--warm-up]");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
-        out.println("  bench cascade       the resilience lesson's cascade, under each protection level");
+        out.println("  bench cascade       the resilience lesson's cascade, under each protection level,");
+        out.println("                      each on a cold product [--warm-up]");
         out.println("  bench reconcile     the reconciliation topology over N replayed order events, 1 % discrepant");
         out.println("                      [--events N] (default 1000000)");
         out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");

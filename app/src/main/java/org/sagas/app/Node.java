@@ -42,6 +42,10 @@ import org.sagas.orchestrator.saga.SagaTimings;
  * engine, one resilience stack per dependency, and the in-process relay signal. Thread-safe.
  */
 final class Node implements AutoCloseable {
+    /** PostgreSQL {@code application_name} of the product's connections. */
+    static final String APPLICATION = "sagas";
+    /** ... and of a process that runs only the sandbox participants. */
+    static final String SANDBOX_APPLICATION = "sagas-sandbox";
     final Settings settings;
     final HikariDataSource dataSource;
     final Jdbi jdbi;
@@ -112,10 +116,14 @@ final class Node implements AutoCloseable {
         return result;
     }
 
-    /** Connects to PostgreSQL (failing with one clear line) and applies pending migrations. */
-    static Node open(Settings settings) {
+    /**
+     * Connects to PostgreSQL (failing with one clear line) and applies pending migrations; the
+     * connections carry {@code applicationName} (an {@code ApplicationName} in the URL wins).
+     */
+    static Node open(Settings settings, String applicationName) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(settings.dbUrl());
+        config.addDataSourceProperty("ApplicationName", applicationName);
         config.setUsername(settings.dbUser());
         // None at all (not an empty one) when unset: the server's own rule or the URL's password applies.
         config.setPassword(settings.dbPassword().isEmpty() ? null : settings.dbPassword());

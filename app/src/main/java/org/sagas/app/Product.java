@@ -1,6 +1,7 @@
 package org.sagas.app;
 
 import java.io.PrintStream;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -11,6 +12,7 @@ import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
 import org.sagas.adapters.sandbox.InventorySandbox;
 import org.sagas.adapters.sandbox.PaymentSandbox;
+import org.sagas.app.warmup.WarmUp;
 import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
@@ -50,6 +52,7 @@ final class Product implements AutoCloseable {
     private AdminRole admin;
     /** Where a generated admin token goes when none is configured; null for none. */
     private java.nio.file.Path adminTokenDir;
+    private WarmUp warmUp;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
     /** Checked before anything starts: an open API refuses to face the network (issue 16). */
@@ -72,6 +75,7 @@ final class Product implements AutoCloseable {
             }
             product.adminTokenDir = product.adminTokenDir(s);
             product.startRoles(Main.ROLES, s);
+            product.awaitWarm(s);
             out.println("sagas is up");
             out.println("  orders API   http://" + s.host() + ":" + product.api.port() + "/orders");
             out.println("  health       http://" + s.host() + ":" + product.api.port() + "/health/ready");
@@ -92,24 +96,43 @@ final class Product implements AutoCloseable {
         }
     }
 
-    /** One role, on external infrastructure (scale-out). */
-    static Product role(String role, Settings settings, PrintStream out) {
-        if (settings.embeddedDatabase() || (settings.embeddedKafka() && !role.equals("sandbox"))) {
+    /** Some roles in one process, on external infrastructure (scale-out). */
+    static Product roles(List<String> roles, Settings settings, PrintStream out) {
+        String role = String.join(",", roles);
+        boolean sandboxOnly = roles.equals(List.of("sandbox"));
+        if (settings.embeddedDatabase() || (settings.embeddedKafka() && !sandboxOnly)) {
             throw new ConfigurationError("role " + role + " runs on external infrastructure: set SAGA_DB_URL"
-                    + (role.equals("sandbox") ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
+                    + (sandboxOnly ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
         }
         checkPortsFree(settings, false, role.equals("api"));
         Product product = new Product();
         product.access = ApiProtection.from(settings).access(settings.host());
         try {
             product.adminTokenDir = settings.dataDir();
-            product.startRoles(List.of(role), settings);
+            product.startRoles(roles, settings);
+            product.awaitWarm(settings);
             out.println("sagas " + role + " is up");
             return product;
         } catch (RuntimeException e) {
             product.close();
             throw e;
         }
+    }
+
+    /** Waits for the API's warm-up (bounded by its own cap), so "is up" means ready at speed. */
+    private void awaitWarm(Settings s) {
+        if (warmUp == null) {
+            return;
+        }
+        try {
+            warmUp.awaitWarmed(s.warmUpMax().plusSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String loopbackFor(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.isBlank() ? "127.0.0.1" : host;
     }
 
     int apiPort() {
@@ -121,7 +144,8 @@ final class Product implements AutoCloseable {
     }
 
     private void startRoles(List<String> roles, Settings s) {
-        node = Node.open(s);
+        // The participants' database work is told apart from the product's by this name (benchmarks).
+        node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION);
         started.push(node);
         node.ensureTopics();
         SettingsTable.Values o = s.orchestrator();
@@ -197,10 +221,18 @@ final class Product implements AutoCloseable {
                     ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
                             s.pendingCap(), store::pendingOf, protection.clientPendingCap(), node.clock)
                     : ApiServer.Admission.ALWAYS);
-            api = ApiServer.start(s.host(), s.apiPort(), orders, store, node::readiness,
+            warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
+                    s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
+                    o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION), node.inventory.config(),
+                    URI.create(s.inventoryUrl())), s.warmUpOrders(), s.warmUpMax(),
+                    Math.max(1, Math.min(4, s.dbPoolSize() - 2)), node.registry);
+            api = ApiServer.start(s.host(), s.apiPort(), orders, store, warmUp.readiness(node::readiness),
                     node.registry, admission, node.clock, s.requestBudgetMillis(), this::componentRoutes,
                     protection.limits(), access, protection.quotas());
             components.start(Component.of("api", api));
+            // Ready only once the order path is warm (ADR 0016); its HTTP server is touched too.
+            warmUp.aimedAt(URI.create("http://" + loopbackFor(s.host()) + ":" + api.port()));
+            components.start(Component.of("warm-up", warmUp.start()));
             // The operator API: its own listener, never routes on the public port.
             admin = AdminRole.start(node, s, AdminSettings.from(s), adminTokenDir);
             if (admin != null) {

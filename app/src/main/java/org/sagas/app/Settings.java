@@ -15,6 +15,7 @@ import org.sagas.orchestrator.config.SettingsTable;
 import org.sagas.orchestrator.resilience.ResilienceSettings;
 
 import static org.sagas.orchestrator.config.Setting.integer;
+import static org.sagas.orchestrator.config.Setting.millis;
 import static org.sagas.orchestrator.config.Setting.text;
 
 /**
@@ -64,11 +65,16 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     static final Setting<Integer> CONSUMER_THREADS = integer("SAGA_CONSUMER_THREADS", 4, 1, 64, "consumers",
             CONSUMERS, "Kafka consumers per consuming role");
     static final Setting<String> LOG_LEVEL = text("SAGA_LOG_LEVEL", "INFO", ALL, "root log level (logback)");
+    static final Setting<Integer> WARM_UP_ORDERS = integer("SAGA_WARM_UP_ORDERS", 300, 0, 100_000, "orders",
+            Set.of("api"), "dry-run orders (rolled back) through the order path before /health/ready turns ready,"
+                    + " so the first real ones are served at speed (ADR 0016); 0: none");
+    static final Setting<Duration> WARM_UP_MAX = millis("SAGA_WARM_UP_MAX_MS", 20_000, 0, 600_000, Set.of("api"),
+            "the warm-up stops after this long, done or not (logged and counted), and the API turns ready");
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
             DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
-            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, CONSUMER_THREADS, LOG_LEVEL));
+            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
@@ -136,6 +142,16 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 o.get(OrchestratorSettings.PARK_RETRY), o.get(OrchestratorSettings.FOREGROUND_BUSY_AT),
                 o.get(OrchestratorSettings.FOREGROUND_MAX_WAIT),
                 o.get(OrchestratorSettings.FOREGROUND_CPU_PERCENT) / 100.0, o, Map.copyOf(raw));
+    }
+
+    /** How many dry-run orders the API runs before it turns ready (ADR 0016). */
+    public int warmUpOrders() {
+        return TABLE.read(raw::get).get(WARM_UP_ORDERS);
+    }
+
+    /** The longest the warm-up may take. */
+    public Duration warmUpMax() {
+        return TABLE.read(raw::get).get(WARM_UP_MAX);
     }
 
     public boolean embeddedDatabase() {

@@ -1,6 +1,5 @@
 package org.sagas.app;
 
-import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,16 +24,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
+import java.util.HashMap;
 import org.sagas.app.bench.CpuMeter;
+import org.sagas.app.bench.DbCounters;
 import org.sagas.app.bench.Latencies;
+import org.sagas.app.bench.OrderCost;
 import org.sagas.orchestrator.Json;
 
 /**
- * {@code ./sagas bench throughput}: starts the product on its embedded default, drives it over
- * HTTP with a fixed number of clients, waits until every accepted order is terminal, and reports
- * orders/s to CONFIRMED, submit p50/p99 and submit-to-confirmed p50/p99 beside the machine's limit
- * measured in the same run: saga-shaped PostgreSQL transactions (one saga row + one outbox row,
- * one commit) per second at the same concurrency.
+ * {@code ./sagas bench throughput}: the product (every role but the sandbox), the sandbox
+ * participants and this client each in a process of their own ({@link BenchRig}); a freshly
+ * started product (cold: no warm-up phase of the benchmark's, unless {@code --warm-up}) driven
+ * over HTTP with a fixed number of clients until every accepted order is terminal. Reports
+ * orders/s to CONFIRMED, submit p50/p99 and submit-to-confirmed p50/p99, and what one confirmed
+ * order costs each process group: CPU (the product's JVM, its PostgreSQL backends, its share of
+ * PostgreSQL's shared work, the broker; the participants'; the client's) and PostgreSQL
+ * transactions, rows written and WAL per database; beside the machine's limit measured in the
+ * same run: saga-shaped PostgreSQL transactions (one saga row + one outbox row, one commit) per
+ * second at the same concurrency.
  */
 final class ThroughputBenchmark {
     private static final int SKUS = 1000;
@@ -47,48 +54,58 @@ final class ThroughputBenchmark {
     private final int concurrency;
     private final Duration duration;
     private final int providerLatencyMillis;
+    private final boolean warmUp;
+    private List<Map<String, Object>> statements = List.of();
 
-    /** @param providerLatencyMillis how long the sandbox payment provider takes to answer (0: at once) */
-    ThroughputBenchmark(PrintStream out, int orders, int concurrency, Duration duration, int providerLatencyMillis) {
+    /**
+     * @param providerLatencyMillis how long the sandbox payment provider takes to answer (0: at once)
+     * @param warmUp whether to run {@link #WARM_UP} of the same load before measuring (default: cold)
+     */
+    ThroughputBenchmark(PrintStream out, int orders, int concurrency, Duration duration, int providerLatencyMillis,
+            boolean warmUp) {
         this.out = out;
         this.orders = orders;
         this.concurrency = concurrency;
         this.duration = duration;
         this.providerLatencyMillis = providerLatencyMillis;
+        this.warmUp = warmUp;
     }
 
     Map<String, Object> run(Settings settings, Path resultFile) throws Exception {
-        out.printf("starting the product (embedded) for the benchmark...%n");
-        try (Product product = Product.up(settings, new PrintStream(new ByteArrayOutputStream()))) {
-            URI api = URI.create("http://" + settings.host() + ":" + product.apiPort() + "/orders");
-            DataSource db = product.node().dataSource;
+        try (BenchRig rig = BenchRig.start(settings, out)) {
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
                     .executor(Executors.newFixedThreadPool(Math.max(4, concurrency), loadThreads())).build();
             // A catalogue, not one hot row: the benchmark measures the orchestrator, not one SKU's lock.
             List<String> skus = java.util.stream.IntStream.range(0, SKUS).mapToObj(i -> "BENCH-" + i).toList();
             for (String sku : skus) {
-                http.send(HttpRequest.newBuilder(URI.create(settings.inventoryUrl() + "/stock/" + sku))
-                        .PUT(HttpRequest.BodyPublishers.ofString("{\"available\":100000000}"))
-                        .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.discarding());
+                rig.put(rig.inventoryUrl() + "/stock/" + sku, "{\"available\":100000000}");
             }
             if (providerLatencyMillis > 0) {
                 // A real provider takes its time; the sandbox's fault API makes it answer that late.
-                URI faults = URI.create(settings.paymentUrl() + "/_faults");
-                String body = "{\"latencyMs\":" + providerLatencyMillis + "}";
-                HttpResponse<String> set = http.send(HttpRequest.newBuilder(faults)
-                        .PUT(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")
-                        .build(), HttpResponse.BodyHandlers.ofString());
-                if (set.statusCode() != 200) {
-                    throw new IllegalStateException("could not set the provider's latency: " + set.body());
-                }
+                rig.put(rig.paymentUrl() + "/_faults", "{\"latencyMs\":" + providerLatencyMillis + "}");
                 out.printf("the payment provider answers in %d ms%n", providerLatencyMillis);
             }
-            warmUp(http, api, skus, db);
-            Map<String, Object> result = load(http, api, skus, db);
-            result.put("db_limit_tps", dbLimit(db));
+            out.println("starting the product (a process of its own, cold)...");
+            double toReady = rig.startProduct(Map.of());
+            out.printf("product ready after %.1f s%n", toReady);
+            URI api = rig.ordersUri();
+            if (warmUp) {
+                warmUp(http, api, skus, rig.monitor());
+            }
+            Map<String, Object> result = load(http, api, skus, rig);
+            result.put("cold_start", !warmUp);
+            result.put("seconds_to_ready", round(toReady));
+            result.put("db_limit_tps", dbLimit(rig));
             result.put("concurrency", concurrency);
             result.put("provider_latency_ms", providerLatencyMillis);
             print(result);
+            if (!statements.isEmpty()) {
+                out.println();
+                out.println("the product's statements, per confirmed order (pg_stat_statements):");
+                statements.forEach(st -> out.printf("  %6s calls %6s rows %6s B WAL  %s%n", st.get("calls_per_order"),
+                        st.get("rows_per_order"), st.get("wal_bytes_per_order"), st.get("statement")));
+                result.put("product_statements", statements);
+            }
             Files.createDirectories(resultFile.getParent());
             Files.writeString(resultFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
             out.println("written to " + resultFile);
@@ -97,10 +114,10 @@ final class ThroughputBenchmark {
     }
 
     /**
-     * Runs the same load for {@link #WARM_UP} first and waits for it to end, so that the figures are
-     * those of a warm service (compiled code, filled pools), not of its first seconds.
+     * The {@code --warm-up} variant: runs the same load for {@link #WARM_UP} first and waits for it
+     * to end, so that the figures are those of a service warmed by traffic, not of its first seconds.
      */
-    private void warmUp(HttpClient http, URI api, List<String> skus, DataSource db) throws Exception {
+    private void warmUp(HttpClient http, URI api, List<String> skus, BenchRig.Monitor db) throws Exception {
         out.printf("warming up: %d s of the same load, not counted...%n", WARM_UP.toSeconds());
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
         long end = System.nanoTime() + WARM_UP.toNanos();
@@ -124,18 +141,23 @@ final class ThroughputBenchmark {
         }
     }
 
-    private Map<String, Object> load(HttpClient http, URI api, List<String> skus, DataSource db) throws Exception {
+    private Map<String, Object> load(HttpClient http, URI api, List<String> skus, BenchRig rig) throws Exception {
         Latencies submitLatency = new Latencies();
         Map<UUID, Boolean> accepted = new ConcurrentHashMap<>();
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         Semaphore slots = new Semaphore(concurrency);
         ExecutorService pool = Executors.newFixedThreadPool(concurrency, loadThreads());
+        BenchRig.Monitor db = rig.monitor();
+        double loadBefore = loadAverage();
         long start = System.nanoTime();
         long end = start + duration.toNanos();
-        CpuMeter cpu = new CpuMeter(backendPid(db));
-        Map<String, Duration> cpuBefore = cpu.read(ThroughputBenchmark::threadGroup);
-        DbWork dbBefore = DbWork.read(db);
+        CpuMeter cpu = rig.cpuMeter();
+        Map<Long, String> backends = new HashMap<>(rig.backendGroups());
+        DbCounters.resetStatements(rig.stats());
+        CpuMeter.Reading cpuBefore = cpu.read();
+        DbCounters dbBefore = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB);
+        long monitorBefore = db.statements();
         Thread progress = progress(sent, accepted, db, start);
         out.printf("driving %d orders or %d s, whichever ends first, with %d clients...%n", orders,
                 duration.toSeconds(), concurrency);
@@ -160,7 +182,6 @@ final class ThroughputBenchmark {
                 }
             });
         }
-        // Every client done; the pool's threads live on until their CPU time is read.
         slots.tryAcquire(concurrency, 60, TimeUnit.SECONDS);
         double submitSeconds = (System.nanoTime() - start) / 1e9;
         out.printf("submitted %d in %.1f s; waiting for every accepted order to end...%n", sent.get(), submitSeconds);
@@ -168,13 +189,15 @@ final class ThroughputBenchmark {
         while (open(db, CUSTOMER) > 0 && System.nanoTime() < waitUntil) {
             Thread.sleep(200);
         }
-        Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read(ThroughputBenchmark::threadGroup));
+        backends.putAll(rig.backendGroups());
+        Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read(), backends);
+        long monitorStatements = db.statements() - monitorBefore;
         Thread.sleep(1000); // PostgreSQL publishes its counters at most every 500 ms
-        DbWork dbUsed = DbWork.read(db).minus(dbBefore);
+        DbCounters dbUsed = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB).minus(dbBefore);
         pool.shutdown();
         progress.interrupt();
         Map<String, Object> r = new LinkedHashMap<>();
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+        try (Statement s = rig.productDb().createStatement()) {
             var rs = s.executeQuery("SELECT count(*),"
                     + " percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM updated_at - created_at)),"
                     + " percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM updated_at - created_at)),"
@@ -192,61 +215,14 @@ final class ThroughputBenchmark {
             r.put("submit_p99_ms", round(submitLatency.percentileMillis(99)));
             r.put("confirm_p50_ms", round(rs.getDouble(2) * 1000));
             r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
-            cpuPerOrder(r, cpuUsed, confirmed);
-            dbUsed.perOrder(r, confirmed);
+            new OrderCost(cpuUsed, dbUsed, monitorStatements, confirmed, rig.productDbName(), BenchRig.SANDBOX_DB)
+                    .into(r);
+            // Where the product's transactions and rows go, statement by statement (issue 12 item 2).
+            statements = DbCounters.topStatements(rig.stats(), rig.productDbName(), confirmed, 25);
         }
+        r.put("load_average_at_start", round(loadBefore));
+        r.put("load_average_at_end", round(loadAverage()));
         return r;
-    }
-
-    /**
-     * What limits the run: CPU time per confirmed order in each process group, from submit to
-     * CONFIRMED, and the orders/s the machine's cores would allow at that cost if nothing waited.
-     */
-    private static void cpuPerOrder(Map<String, Object> r, Map<String, Duration> used, long orders) {
-        if (orders == 0) {
-            return;
-        }
-        double total = 0;
-        for (Map.Entry<String, Duration> e : used.entrySet()) {
-            double ms = e.getValue().toNanos() / 1e6 / orders;
-            r.put("cpu_ms_per_order_" + e.getKey(), round(ms));
-            if (!e.getKey().startsWith("jvm_")) {
-                total += ms;
-            }
-        }
-        int cores = Runtime.getRuntime().availableProcessors();
-        r.put("cores", cores);
-        r.put("cpu_bound_orders_per_second", round(cores * 1000 / total));
-    }
-
-    /**
-     * PostgreSQL's own counters for the database: transactions, rows written, WAL bytes. Unlike
-     * times, they do not drift with the machine's speed, so they show a change in how much work an
-     * order takes even when two runs' throughput cannot be told apart.
-     */
-    private record DbWork(long transactions, long rowsWritten, long walBytes) {
-        static DbWork read(DataSource db) throws Exception {
-            try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-                var rs = s.executeQuery("SELECT xact_commit + xact_rollback, tup_inserted + tup_updated + tup_deleted,"
-                        + " pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"
-                        + " FROM pg_stat_database WHERE datname = current_database()");
-                rs.next();
-                return new DbWork(rs.getLong(1), rs.getLong(2), rs.getLong(3));
-            }
-        }
-
-        DbWork minus(DbWork before) {
-            return new DbWork(transactions - before.transactions, rowsWritten - before.rowsWritten,
-                    walBytes - before.walBytes);
-        }
-
-        void perOrder(Map<String, Object> r, long orders) {
-            if (orders > 0) {
-                r.put("pg_transactions_per_order", round((double) transactions / orders));
-                r.put("pg_rows_written_per_order", round((double) rowsWritten / orders));
-                r.put("pg_wal_kb_per_order", round(walBytes / 1024.0 / orders));
-            }
-        }
     }
 
     private static ThreadFactory loadThreads() {
@@ -258,26 +234,7 @@ final class ThroughputBenchmark {
         };
     }
 
-    /**
-     * The load generator's and the sandboxes' threads; null for the product's own (the load
-     * generator's HTTP selector thread cannot be told apart and counts there).
-     */
-    private static String threadGroup(String name) {
-        if (name.startsWith(LOAD_THREADS)) {
-            return "load_generator";
-        }
-        return name.startsWith("inventory-sandbox") || name.startsWith("payment-sandbox") ? "sandboxes" : null;
-    }
-
-    private static long backendPid(DataSource db) throws Exception {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            var rs = s.executeQuery("SELECT pg_backend_pid()");
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private Thread progress(AtomicInteger sent, Map<UUID, Boolean> accepted, DataSource db, long start) {
+    private Thread progress(AtomicInteger sent, Map<UUID, Boolean> accepted, BenchRig.Monitor db, long start) {
         Thread t = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 try {
@@ -306,26 +263,26 @@ final class ThroughputBenchmark {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static long open(DataSource db, String customer) throws Exception {
-        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM orders"
-                + " WHERE customer_id = ? AND status IN ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'COMPENSATING')")) {
-            s.setString(1, customer);
-            var rs = s.executeQuery();
-            rs.next();
-            return rs.getLong(1);
-        }
+    private static long open(BenchRig.Monitor db, String customer) throws Exception {
+        return db.count("SELECT count(*) FROM orders WHERE customer_id = ? AND status IN"
+                + " ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'COMPENSATING')", customer);
     }
 
-    private static long confirmed(DataSource db) throws Exception {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            var rs = s.executeQuery("SELECT count(*) FROM orders WHERE customer_id = '" + CUSTOMER
-                    + "' AND status = 'CONFIRMED'");
-            rs.next();
-            return rs.getLong(1);
-        }
+    private static long confirmed(BenchRig.Monitor db) throws Exception {
+        return db.count("SELECT count(*) FROM orders WHERE customer_id = ? AND status = 'CONFIRMED'", CUSTOMER);
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /** Saga-shaped transactions per second at the benchmark's concurrency: the machine's ceiling. */
+    private double dbLimit(BenchRig rig) throws Exception {
+        try (com.zaxxer.hikari.HikariDataSource db = rig.benchPool(concurrency)) {
+            return dbLimit(db);
+        }
+    }
+
     private double dbLimit(DataSource db) throws Exception {
         out.printf("measuring the machine's limit: saga row + outbox row, one commit, %d clients, 5 s...%n",
                 concurrency);

@@ -41,6 +41,8 @@ final class LaunchedSagas {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(k -> k.startsWith("SAGA_"));
+        // The operator API on any free port unless a test names one: 8090 may be taken on a shared machine.
+        builder.environment().put("SAGA_ADMIN_PORT", "0");
         builder.environment().putAll(env);
         LaunchedSagas launched = new LaunchedSagas(builder.start(), output);
         Thread reader = new Thread(launched::collectOutput, "launched-sagas-output");

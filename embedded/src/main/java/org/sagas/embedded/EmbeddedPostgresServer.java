@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -58,11 +59,19 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      * @throws DataDirectoryInUseException when a live process (this JVM included) runs a server there
      */
     public static EmbeddedPostgresServer start(Path dataDirectory, int port) {
+        return start(dataDirectory, port, Map.of());
+    }
+
+    /**
+     * As {@link #start(Path, int)}, with {@code serverConfig} added to the server's settings (for
+     * example {@code shared_preload_libraries = pg_stat_statements} for a benchmark's accounting).
+     */
+    public static EmbeddedPostgresServer start(Path dataDirectory, int port, Map<String, String> serverConfig) {
         Path data = dataDirectory.toAbsolutePath().normalize();
         OwnerLock owner = OwnerLock.acquire(data.resolveSibling("postgres.owner"), data);
         try {
             endLeftover(data);
-            EmbeddedPostgres pg = launch(data, port);
+            EmbeddedPostgres pg = launch(data, port, serverConfig);
             long pid = Leftover.pidIn(data.resolve("postmaster.pid")).orElseThrow(() -> new IllegalStateException(
                     "PostgreSQL started in " + data + " but wrote no postmaster.pid"));
             return new EmbeddedPostgresServer(pg, data, pid, PostmasterReaper.watch(pid, data), owner);
@@ -93,11 +102,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         return d >= 0 && d + 1 < argv.size() && Leftover.sameFile(argv.get(d + 1), data);
     }
 
-    private static EmbeddedPostgres launch(Path dataDirectory, int port) {
+    private static EmbeddedPostgres launch(Path dataDirectory, int port, Map<String, String> serverConfig) {
         try {
             Files.createDirectories(dataDirectory.getParent());
             Path log = dataDirectory.resolveSibling("postgres.log");
-            return EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+            serverConfig.forEach(builder::setServerConfig);
+            return builder
                     .setPgBinaryResolver(new RootSafeBinaryResolver())
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)

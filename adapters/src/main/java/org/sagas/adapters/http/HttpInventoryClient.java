@@ -66,6 +66,22 @@ public final class HttpInventoryClient implements InventoryPort {
         exchange.send(request, false);
     }
 
+    /**
+     * Looks up the reservation under {@code reservationKey} without changing anything, and builds
+     * (but does not send) a reservation request: the same HTTP client, connection pool and JSON
+     * writer as {@link #reserve}, for warming them before the first order (ADR 0016).
+     *
+     * @return whether the service holds a reservation under that key
+     * @throws TransientFailure when the service failed
+     */
+    public boolean probe(String reservationKey, Duration timeout) {
+        exchange.post("/reservations", timeout, Map.of("orderId", reservationKey,
+                "lines", List.of(Map.of("sku", "probe", "quantity", 1))));
+        HttpRequest request = exchange.request("/reservations/" + Exchange.segment(reservationKey), timeout)
+                .GET().build();
+        return exchange.send(request, true) != null;
+    }
+
     private static HttpRequest.Builder withDeadline(HttpRequest.Builder request, long deadlineEpochMillis) {
         if (deadlineEpochMillis > 0 && deadlineEpochMillis != Long.MAX_VALUE) {
             request.header(Exchange.DEADLINE, Long.toString(deadlineEpochMillis));

@@ -3,9 +3,13 @@ package org.sagas.relay.internal;
 import java.time.Instant;
 import java.util.UUID;
 
-/** One committed, unpublished outbox row, as the relay reads it. */
+/**
+ * One committed, unpublished outbox row, as the relay reads it; {@code shard} is the row's lease
+ * shard, which the relay's delete looks the row up by (see {@link RelaySession}).
+ */
 public record OutboxRow(
         long id,
+        int shard,
         String aggregateId,
         String topic,
         UUID messageId,

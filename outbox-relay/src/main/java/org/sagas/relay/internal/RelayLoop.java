@@ -38,7 +38,7 @@ public final class RelayLoop implements Runnable {
     private final AdaptivePoll poll;
     private final Backoff databaseBackoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(2));
     private final Backoff kafkaBackoff = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(1));
-    private final List<Long> undeleted = new ArrayList<>();
+    private final List<OutboxRow> undeleted = new ArrayList<>();
     private final AtomicLong deletedRows = new AtomicLong();
     private volatile boolean stopping;
     private volatile Thread thread;
@@ -138,12 +138,10 @@ public final class RelayLoop implements Runnable {
 
     private void settle(PublishRound.Result result) throws SQLException {
         // Acknowledged rows are deleted by the next read, in the same statement.
-        for (OutboxRow row : result.acked()) {
-            undeleted.add(row.id());
-        }
+        undeleted.addAll(result.acked());
         for (PublishRound.Poisoned p : result.poisoned()) {
             String error = describe(p.error());
-            session.deadLetter(p.row().id(), error);
+            session.deadLetter(p.row(), error);
             metrics.deadLettered();
             log.error("outbox row {} of aggregate {} (topic {}, type {}, message {}) moved to the dead letters: {};"
                     + " later rows of this aggregate wait until it is replayed or discarded", p.row().id(),

@@ -43,14 +43,28 @@ public final class RelaySession implements AutoCloseable {
     //
     // The same statement deletes the previous round's acknowledged rows (one round trip instead of
     // two); its SELECT still sees them (same snapshot), hence the hashed NOT IN.
-    private static final String READ = "WITH acknowledged AS (DELETE FROM outbox WHERE id = ANY(?))"
-            + " SELECT o.id, o.aggregate_id, o.topic, o.message_id, o.message_type, o.correlation_id, o.payload,"
-            + " o.created_at FROM outbox o WHERE %s o.id NOT IN (SELECT unnest(?::bigint[])) AND NOT EXISTS"
+    //
+    // Neither part may depend on the table's statistics (ADR 0012). A backlog typically arrives
+    // after a VACUUM saw the queue empty but could not truncate it: the planner then believes the
+    // table holds no rows however many pages it has, every index scan looks as cheap as any other,
+    // and "id = ANY(?)" was served by the (shard, id) index, whose id is not its leading column:
+    // one full index scan per array element, seconds per round on a 200 000-row backlog. So:
+    //  - the delete looks each acknowledged row up by (shard, id), which every index on the table
+    //    answers exactly, one row at a time (the OFFSET 0 fence keeps the planner from turning the
+    //    look-ups into a join it could order the wrong way), and deletes what it found by ctid;
+    //  - the read's ORDER BY id can only be served without a sort by the primary key, and the
+    //    session runs with enable_sort off, so no plan that reads the whole backlog to sort it wins.
+    private static final String DELETE_ACKNOWLEDGED = "DELETE FROM outbox WHERE ctid = ANY(ARRAY("
+            + "SELECT found.ctid FROM unnest(?::int[], ?::bigint[]) AS acked(shard, id)"
+            + " CROSS JOIN LATERAL (SELECT o.ctid FROM outbox o WHERE o.shard = acked.shard AND o.id = acked.id"
+            + " OFFSET 0) found))";
+    private static final String READ = "WITH acknowledged AS (" + DELETE_ACKNOWLEDGED + ")"
+            + " SELECT o.id, o.shard, o.aggregate_id, o.topic, o.message_id, o.message_type, o.correlation_id,"
+            + " o.payload, o.created_at FROM outbox o WHERE %s o.id NOT IN (SELECT unnest(?::bigint[])) AND NOT EXISTS"
             + " (SELECT 1 FROM outbox_dead_letter d WHERE d.aggregate_id = o.aggregate_id) ORDER BY o.id LIMIT ?";
     private static final String READ_ALL = String.format(READ, "");
     private static final String READ_SHARDS = String.format(READ, "o.shard = ANY(?) AND");
-    private static final String DELETE = "DELETE FROM outbox WHERE id = ANY(?)";
-    private static final String DEAD_LETTER = "WITH moved AS (DELETE FROM outbox WHERE id = ? RETURNING *)"
+    private static final String DEAD_LETTER = "WITH moved AS (DELETE FROM outbox WHERE shard = ? AND id = ? RETURNING *)"
             + " INSERT INTO outbox_dead_letter (id, aggregate_id, topic, message_id, message_type, correlation_id,"
             + " payload, created_at, error, relay_instance)"
             + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload, created_at, ?, ?"
@@ -74,7 +88,7 @@ public final class RelaySession implements AutoCloseable {
         this.instanceId = instanceId;
         this.readAll = connection.prepareStatement(READ_ALL);
         this.readShards = connection.prepareStatement(READ_SHARDS);
-        this.delete = connection.prepareStatement(DELETE);
+        this.delete = connection.prepareStatement(DELETE_ACKNOWLEDGED);
         this.locks = connection.prepareStatement(LOCKS);
         this.tryLock = connection.prepareStatement("SELECT pg_try_advisory_lock(" + SHARD_SPACE + ", ?)");
         this.unlock = connection.prepareStatement("SELECT pg_advisory_unlock(" + SHARD_SPACE + ", ?)");
@@ -98,6 +112,8 @@ public final class RelaySession implements AutoCloseable {
                         // row is published again (at least once), while waiting for the flush
                         // would hold up the next read behind every round.
                         + " set_config('synchronous_commit', 'off', false),"
+                        // No plan of the session's statements may sort the outbox: see READ.
+                        + " set_config('enable_sort', 'off', false),"
                         + " pg_advisory_lock_shared(" + MEMBER_SPACE + ", 0)");
             }
             return new RelaySession(c, instanceId);
@@ -156,49 +172,62 @@ public final class RelaySession implements AutoCloseable {
      * Deletes {@code acknowledged} rows, then reads up to {@code limit} unpublished rows of
      * {@code shards} ({@code null}: all shards) in id order, in one statement.
      */
-    public List<OutboxRow> deleteAndRead(Collection<Long> acknowledged, Collection<Integer> shards, int limit)
+    public List<OutboxRow> deleteAndRead(Collection<OutboxRow> acknowledged, Collection<Integer> shards, int limit)
             throws SQLException {
-        Array done = connection.createArrayOf("int8", acknowledged.toArray());
+        Array ids = ids(acknowledged);
         PreparedStatement read = shards == null ? readAll : readShards;
         int i = 1;
-        read.setArray(i++, done);
+        read.setArray(i++, shardsOf(acknowledged));
+        read.setArray(i++, ids);
         if (shards != null) {
             read.setArray(i++, connection.createArrayOf("int4", shards.toArray()));
         }
-        read.setArray(i++, done);
+        read.setArray(i++, ids);
         read.setInt(i, limit);
         List<OutboxRow> rows = new ArrayList<>();
         try (ResultSet rs = read.executeQuery()) {
             while (rs.next()) {
                 rows.add(new OutboxRow(
                         rs.getLong(1),
-                        rs.getString(2),
+                        rs.getInt(2),
                         rs.getString(3),
-                        rs.getObject(4, UUID.class),
-                        rs.getString(5),
+                        rs.getString(4),
+                        rs.getObject(5, UUID.class),
                         rs.getString(6),
                         rs.getString(7),
-                        rs.getObject(8, OffsetDateTime.class).toInstant()));
+                        rs.getString(8),
+                        rs.getObject(9, OffsetDateTime.class).toInstant()));
             }
         }
         return rows;
     }
 
     /** Deletes acknowledged rows. */
-    public void delete(Collection<Long> ids) throws SQLException {
-        if (ids.isEmpty()) {
+    public void delete(Collection<OutboxRow> rows) throws SQLException {
+        if (rows.isEmpty()) {
             return;
         }
-        delete.setArray(1, connection.createArrayOf("int8", ids.toArray()));
+        delete.setArray(1, shardsOf(rows));
+        delete.setArray(2, ids(rows));
         delete.executeUpdate();
     }
 
-    /** Moves row {@code id} to the dead letters with {@code error}, in one statement. */
-    public void deadLetter(long id, String error) throws SQLException {
+    private Array ids(Collection<OutboxRow> rows) throws SQLException {
+        return connection.createArrayOf("int8", rows.stream().map(OutboxRow::id).toArray());
+    }
+
+    private Array shardsOf(Collection<OutboxRow> rows) throws SQLException {
+        return connection.createArrayOf("int4", rows.stream().map(OutboxRow::shard).toArray());
+    }
+
+    /** Moves {@code row} to the dead letters with {@code error}, in one statement. */
+    public void deadLetter(OutboxRow row, String error) throws SQLException {
         try (PreparedStatement s = connection.prepareStatement(DEAD_LETTER)) {
-            s.setLong(1, id);
-            s.setString(2, error);
-            s.setString(3, instanceId);
+            // By (shard, id), which every index answers exactly, whatever the statistics say.
+            s.setInt(1, row.shard());
+            s.setLong(2, row.id());
+            s.setString(3, error);
+            s.setString(4, instanceId);
             s.executeUpdate();
         }
     }
