@@ -9,6 +9,7 @@ import org.sagas.orchestrator.admin.AdminServer;
 import org.sagas.orchestrator.admin.AdminTokens;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.relay.OutboxDeadLetters;
+import org.sagas.reconciler.FindingsReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +53,8 @@ final class AdminRole implements AutoCloseable {
                     admin.readOnly(), admin.participantTimeout(), Duration.ofSeconds(2), Duration.ofSeconds(15)),
                     new AdminServer.Parts(node.jdbi, node.engine, new OrderStore(node.jdbi),
                             new HttpParticipantViews(URI.create(s.inventoryUrl()), URI.create(s.paymentUrl())),
-                            new RelayDeadLetters(new OutboxDeadLetters(node.dataSource)), kafka, node.clock));
+                            new RelayDeadLetters(new OutboxDeadLetters(node.dataSource)), kafka, node.clock,
+                            new FindingsReader(node.jdbi)::list));
             return new AdminRole(server, kafka, tokenFile);
         } catch (RuntimeException e) {
             kafka.close();

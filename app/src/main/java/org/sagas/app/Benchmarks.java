@@ -11,7 +11,7 @@ final class Benchmarks {
 
     static int run(List<String> args, Map<String, String> flags, Settings settings, PrintStream out) {
         if (args.isEmpty()) {
-            throw new ConfigurationError("bench needs a name: throughput, steady, relay or cascade");
+            throw new ConfigurationError("bench needs a name: throughput, steady, relay, cascade or reconcile");
         }
         try {
             switch (args.get(0)) {
@@ -30,12 +30,17 @@ final class Benchmarks {
                 case "relay":
                     relay(settings, out);
                     return 0;
+                case "reconcile":
+                    new ReconcileBenchmark(out, intFlag(flags, "--events", 1_000_000))
+                            .run(settings, ThroughputBenchmark.results("reconcile"));
+                    return 0;
                 case "cascade":
                     new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(settings, ThroughputBenchmark.results("cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:
-                    throw new ConfigurationError("unknown benchmark '" + args.get(0) + "' (throughput, steady, relay, cascade)");
+                    throw new ConfigurationError("unknown benchmark '" + args.get(0)
+                            + "' (throughput, steady, relay, cascade, reconcile)");
             }
         } catch (ConfigurationError e) {
             throw e;

@@ -17,7 +17,7 @@ public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
-            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port");
+            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 
@@ -137,6 +137,8 @@ public final class Main {
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level,");
         out.println("                      each on a cold product [--warm-up]");
+        out.println("  bench reconcile     the reconciliation topology over N replayed order events, 1 % discrepant");
+        out.println("                      [--events N] (default 1000000)");
         out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");
         out.println("                      [--seconds N] [--seed N] [--url http://host:port [--api-key K]]");
         out.println("                      (without --url it starts its own product)");

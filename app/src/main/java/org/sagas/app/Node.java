@@ -171,8 +171,7 @@ final class Node implements AutoCloseable {
         try {
             var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
-                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(Topics.isDeadLetter(t)
-                            ? Map.of() : Map.of("retention.ms", Long.toString(Topics.RETENTION_MS))))
+                    .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(topicConfig(t)))
                     .toList();
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
@@ -188,6 +187,14 @@ final class Node implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new ConfigurationError("interrupted while creating topics", e);
         }
+    }
+
+    /** A topic's settings: ledgers compacted (each entry's last state kept), dead letters as the broker has them. */
+    private static Map<String, String> topicConfig(String topic) {
+        if (Topics.compacted(topic)) {
+            return Map.of("cleanup.policy", "compact");
+        }
+        return Topics.isDeadLetter(topic) ? Map.of() : Map.of("retention.ms", Long.toString(Topics.RETENTION_MS));
     }
 
     /** Whether PostgreSQL and Kafka answered at the last background check (at most about a second ago). */

@@ -209,6 +209,7 @@ final class Product implements AutoCloseable {
                     node.engine, node.paymentClient(), o.get(OrchestratorSettings.RECONCILE_PERIOD),
                     o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER), o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS))
                     .start()));
+            components.start(Component.of("reconciliation", ReconcilerRole.start(node, ReconcilerSettings.from(s))));
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,

@@ -54,7 +54,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             Set.of("sandbox"), "sandbox inventory port (--inventory-port)");
     static final Setting<Integer> PAYMENT_PORT = integer("SAGA_PAYMENT_PORT", 8082, 0, 65_535, "port",
             Set.of("sandbox"), "sandbox payment provider port (--payment-port)");
-    static final Setting<String> INVENTORY_URL = text("SAGA_INVENTORY_URL", "", Set.of("api", "saga-worker"),
+    static final Setting<String> INVENTORY_URL = text("SAGA_INVENTORY_URL", "", Set.of("api", "saga-worker", "reconciler"),
             "inventory service base URL; unset = the sandbox on SAGA_INVENTORY_PORT");
     static final Setting<String> PAYMENT_URL = text("SAGA_PAYMENT_URL", "", Set.of("payment-worker", "reconciler"),
             "payment provider base URL; unset = the sandbox on SAGA_PAYMENT_PORT");
@@ -79,7 +79,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
         return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, AdminSettings.TABLE,
-                ResilienceSettings.inventoryTable(),
+                ReconcilerSettings.TABLE, ResilienceSettings.inventoryTable(),
                 ResilienceSettings.paymentTable());
     }
 

@@ -66,8 +66,15 @@ class OrderSagaIT {
         assertThat(charges.get(0).get("status").asText()).isEqualTo("CAPTURED");
         assertThat(charges.get(0).get("idempotencyKey").asText()).isEqualTo(id + ":charge");
         assertThat(charges.get(0).get("amountCents").asLong()).isEqualTo(2500);
-        assertThat(TopicReader.typesFor(infra.bootstrapServers(), Topics.ORDERS_EVENTS, id.toString(), 1,
-                Duration.ofSeconds(20))).containsExactly("OrderConfirmed");
+        // Every status change is an event, in the order the saga went through them (docs/events.md).
+        List<TopicReader.Message> events = TopicReader.messagesFor(infra.bootstrapServers(), Topics.ORDERS_EVENTS,
+                List.of(id.toString()), 4, Duration.ofSeconds(20)).get(id.toString());
+        assertThat(events).extracting(TopicReader.Message::type).containsExactly("OrderStatusChanged",
+                "OrderStatusChanged", "OrderConfirmed", "OrderStatusChanged");
+        assertThat(events.stream().filter(e -> e.type().equals("OrderStatusChanged"))
+                .map(e -> e.payload().get("status").asText())).containsExactly("PENDING_CONFIRMATION",
+                        "AWAITING_PAYMENT", "CONFIRMED");
+        assertThat(events.get(3).payload().get("totalCents").asLong()).isEqualTo(2500);
         assertThat(TopicReader.typesFor(infra.bootstrapServers(), Topics.NOTIFICATIONS, id.toString(), 1,
                 Duration.ofSeconds(20))).containsExactly("CustomerNotice");
     }

@@ -118,6 +118,16 @@ public final class ConsumerLoop implements AutoCloseable {
      */
     public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
             Runnable beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter) {
+        this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, retryFor, onDeadLetter, Map.of());
+    }
+
+    /**
+     * As above, with consumer properties on top of the loop's own (e.g. {@code isolation.level}
+     * {@code read_committed} for a topic written in Kafka transactions).
+     */
+    public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
+            Runnable beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter,
+            Map<String, Object> consumerOverrides) {
         this.topic = topic;
         this.handler = handler;
         this.beforeEachBatch = beforeEachBatch;
@@ -139,6 +149,7 @@ public final class ConsumerLoop implements AutoCloseable {
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
         // The broker answers as soon as a record arrives; the wait only bounds idle polls.
         c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
+        c.putAll(consumerOverrides);
         this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
         this.deadLetters = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),

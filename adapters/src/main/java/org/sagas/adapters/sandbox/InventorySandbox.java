@@ -29,6 +29,8 @@ import javax.sql.DataSource;
  *       key leaves a {@code RELEASED} tombstone. Answers the reservation.</li>
  *   <li>{@code GET /reservations?orderId=X} (without it: all) and {@code GET /reservations/{key}},
  *       for invariant checks.</li>
+ *   <li>{@code GET /reservations?since=<cursor>&limit=N}: the reservations as a change feed, a page
+ *       of {@link FeedPage} (each reservation's latest state, oldest change first).</li>
  *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}.</li>
  * </ul>
  *
@@ -86,7 +88,8 @@ public final class InventorySandbox implements AutoCloseable {
         routes.get("/stock/{sku}", ctx -> SandboxServer.json(ctx, 200, store.stock(sku(ctx))));
         routes.post("/reservations", this::reserve);
         routes.post("/reservations/{key}/release", this::release);
-        routes.get("/reservations", ctx -> SandboxServer.json(ctx, 200, store.reservations(ctx.queryParam("orderId"))));
+        routes.get("/reservations", ctx -> SandboxServer.json(ctx, 200, FeedPage.asked(ctx)
+                ? store.changes(FeedPage.after(ctx)) : store.reservations(ctx.queryParam("orderId"))));
         routes.get("/reservations/{key}", ctx -> SandboxServer.json(ctx, 200, store.reservation(ctx.pathParam("key"))
                 .orElseThrow(() -> Problem.notFound("no reservation under key " + ctx.pathParam("key")))));
         routes.put("/_faults", this::putFaults);

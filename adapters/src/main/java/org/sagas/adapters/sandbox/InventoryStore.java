@@ -123,6 +123,35 @@ final class InventoryStore {
                         orderId)));
     }
 
+    /** The page of the reservation feed after {@code after} (see {@link FeedPage}). */
+    FeedPage<ReservationChange> changes(FeedPage.After after) {
+        record Changed(String key, String orderId, ReservationStatus status, String updatedAt,
+                String cursor) {}
+        return db.withConnection(c -> {
+            List<Changed> changed = Db.query(c, "SELECT reservation_key, order_id, status, updated_at,"
+                    + " change_xid::text AS xid, change_seq FROM sandbox.reservation WHERE" + FeedPage.where()
+                    + " ORDER BY change_xid, change_seq LIMIT ?", rs -> new Changed(rs.getString("reservation_key"),
+                            rs.getString("order_id"), ReservationStatus.valueOf(rs.getString("status")),
+                            rs.getTimestamp("updated_at").toInstant().toString(),
+                            FeedPage.cursor(rs.getString("xid"), rs.getLong("change_seq"))),
+                    after.xid(), after.seq(), after.limit());
+            if (changed.isEmpty()) {
+                return new FeedPage<ReservationChange>(List.of(), FeedPage.cursor(after.xid(), after.seq()));
+            }
+            Map<String, List<Reservation.Line>> lines = new java.util.HashMap<>();
+            for (Row row : Db.query(c, READ_RESERVATIONS + " WHERE r.reservation_key = ANY(?)", InventoryStore::row,
+                    c.createArrayOf("text", changed.stream().map(Changed::key).toArray()))) {
+                List<Reservation.Line> of = lines.computeIfAbsent(row.key(), k -> new ArrayList<>());
+                if (row.sku() != null) {
+                    of.add(new Reservation.Line(row.sku(), row.quantity()));
+                }
+            }
+            List<ReservationChange> items = changed.stream().map(ch -> new ReservationChange(ch.key(), ch.orderId(),
+                    ch.status(), lines.getOrDefault(ch.key(), List.of()), ch.updatedAt(), ch.cursor())).toList();
+            return new FeedPage<>(items, items.get(items.size() - 1).cursor());
+        });
+    }
+
     /**
      * Takes every line's quantity and marks the reservation RESERVED, or (rolling back to a
      * savepoint) takes none; true if taken. One line, the usual case, is one statement.

@@ -82,6 +82,19 @@ final class PaymentLedger {
                         + " ORDER BY created_at, idempotency_key", PaymentLedger::record, orderId));
     }
 
+    /** The page of the charge feed after {@code after} (see {@link FeedPage}). */
+    FeedPage<ChargeChange> changes(FeedPage.After after) {
+        List<ChargeChange> items = db.withConnection(c -> Db.query(c, "SELECT " + COLUMNS
+                + ", updated_at, change_xid::text AS xid, change_seq FROM sandbox.charge WHERE" + FeedPage.where()
+                + " ORDER BY change_xid, change_seq LIMIT ?", rs -> new ChargeChange(rs.getString("idempotency_key"),
+                        rs.getString("order_id"), rs.getLong("amount_cents"), rs.getString("currency"),
+                        ChargeStatus.valueOf(rs.getString("status")), rs.getTimestamp("updated_at").toInstant().toString(),
+                        FeedPage.cursor(rs.getString("xid"), rs.getLong("change_seq"))),
+                after.xid(), after.seq(), after.limit()));
+        return new FeedPage<>(items, items.isEmpty() ? FeedPage.cursor(after.xid(), after.seq())
+                : items.get(items.size() - 1).cursor());
+    }
+
     private static Optional<String> refundedCharge(Connection c, String refundKey) throws SQLException {
         return Db.queryFirst(c, "SELECT charge_key FROM sandbox.refund_request WHERE refund_key = ?",
                 rs -> rs.getString(1), refundKey);

@@ -26,6 +26,9 @@ import javax.sql.DataSource;
  *       {@code CAPTURED} charge becomes {@code REFUNDED}, once; a repeat, or a refund of a declined
  *       charge, changes nothing and answers the row as it is. An unknown charge key: 404.</li>
  *   <li>{@code GET /charges?orderId=X}: the ledger of an order (without it: every charge).</li>
+ *   <li>{@code GET /charges?since=<cursor>&limit=N}: the ledger as a change feed, a page of
+ *       {@link FeedPage} (each charge's latest state, oldest change first); {@code since} empty for
+ *       the start, {@code limit} 1-1000 (100).</li>
  *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}.</li>
  * </ul>
  *
@@ -81,7 +84,8 @@ public final class PaymentSandbox implements AutoCloseable {
     private void routes(RoutesConfig routes) {
         routes.post("/charges", this::charge);
         routes.get("/charges/{key}", this::lookup);
-        routes.get("/charges", ctx -> SandboxServer.json(ctx, 200, ledger.charges(ctx.queryParam("orderId"))));
+        routes.get("/charges", ctx -> SandboxServer.json(ctx, 200, FeedPage.asked(ctx)
+                ? ledger.changes(FeedPage.after(ctx)) : ledger.charges(ctx.queryParam("orderId"))));
         routes.post("/refunds", this::refund);
         routes.put("/_faults", this::putFaults);
         routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));

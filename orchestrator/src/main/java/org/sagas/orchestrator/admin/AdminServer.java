@@ -47,7 +47,8 @@ public final class AdminServer implements AutoCloseable {
 
     /** What the operator API works on: the product's own parts and the ports to the rest. */
     public record Parts(Jdbi jdbi, SagaEngine engine, OrderStore orders, ParticipantViews participants,
-            OutboxDeadLetterPort outboxDeadLetters, KafkaDeadLetters kafkaDeadLetters, Clock clock) {}
+            OutboxDeadLetterPort outboxDeadLetters, KafkaDeadLetters kafkaDeadLetters, Clock clock,
+            ReconciliationFindings findings) {}
 
     private final Javalin app;
     private final BatchRunner batchRunner;
@@ -88,6 +89,7 @@ public final class AdminServer implements AutoCloseable {
             new DeadLetterRoutes(parts.outboxDeadLetters(), parts.kafkaDeadLetters(), audit, guard)
                     .register(c.routes);
             new AuditRoutes(audit, guard).register(c.routes);
+            new ReconciliationRoutes(parts.findings()).register(c.routes);
             console.register(c.routes);
             c.routes.exception(AdminRefusal.class, (e, ctx) -> Problems.send(ctx, e.status(), e.type(), e.title(),
                     e.getMessage(), e.extra()));

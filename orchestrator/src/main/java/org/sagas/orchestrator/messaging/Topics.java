@@ -8,6 +8,14 @@ public final class Topics {
     public static final String PAYMENTS_COMMANDS = "payments.commands";
     public static final String PAYMENTS_EVENTS = "payments.events";
     public static final String NOTIFICATIONS = "notifications";
+    /** The payment provider's charges, as pulled from its listing API; key = charge key, compacted. */
+    public static final String LEDGER_CHARGES = "ledger.charges";
+    /** Inventory's reservations, as pulled from its listing API; key = reservation key, compacted. */
+    public static final String LEDGER_RESERVATIONS = "ledger.reservations";
+    /** What the reconciliation jobs found (DESIGN.md section 9b). */
+    public static final String RECONCILIATION_FINDINGS = "reconciliation.findings";
+    /** Repairs the reconciler asks for (refund a charge, release a reservation), through the outbox. */
+    public static final String RECONCILIATION_REPAIRS = "reconciliation.repairs";
 
     /** Header names every message carries. */
     public static final String MESSAGE_ID = "message-id";
@@ -38,6 +46,12 @@ public final class Topics {
     public static List<String> all() {
         return List.of(ORDERS_EVENTS, PAYMENTS_COMMANDS, PAYMENTS_EVENTS, NOTIFICATIONS,
                 deadLetter(ORDERS_EVENTS), deadLetter(PAYMENTS_COMMANDS), deadLetter(PAYMENTS_EVENTS),
-                deadLetter(NOTIFICATIONS));
+                deadLetter(NOTIFICATIONS), LEDGER_CHARGES, LEDGER_RESERVATIONS, RECONCILIATION_FINDINGS,
+                RECONCILIATION_REPAIRS, deadLetter(RECONCILIATION_FINDINGS), deadLetter(RECONCILIATION_REPAIRS));
+    }
+
+    /** Topics that keep the last record of each key (a ledger's latest state per entry) instead of expiring. */
+    public static boolean compacted(String topic) {
+        return topic.equals(LEDGER_CHARGES) || topic.equals(LEDGER_RESERVATIONS);
     }
 }

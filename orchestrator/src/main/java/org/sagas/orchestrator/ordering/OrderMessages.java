@@ -11,6 +11,8 @@ public final class OrderMessages {
     public static final String ORDER_CONFIRMED = "OrderConfirmed";
     public static final String ORDER_CANCELLED = "OrderCancelled";
     public static final String ORDER_REJECTED = "OrderRejected";
+    /** One per change of an order's customer-visible status, on {@code orders.events} (docs/events.md). */
+    public static final String ORDER_STATUS_CHANGED = "OrderStatusChanged";
     public static final String CUSTOMER_NOTIFIED = "CustomerNotice";
 
     private OrderMessages() {}
@@ -39,6 +41,14 @@ public final class OrderMessages {
     public record OrderCancelled(UUID orderId, String customerId, String reason) {}
 
     public record OrderRejected(UUID orderId, String customerId, String reason) {}
+
+    /**
+     * The order's status changed to {@code status} (the first event: the status it was created
+     * with). {@code sagaVersion} grows with every transition of the order, so a reader can put
+     * events that arrive twice or late in their place: the highest version is the current status.
+     */
+    public record OrderStatusChanged(UUID orderId, String customerId, String status, String reason,
+            long totalCents, String currency, int sagaVersion, java.time.Instant at) {}
 
     /** What the customer is told, on the {@code notifications} topic. */
     public record CustomerNotice(UUID orderId, String customerId, String kind, String message) {}

@@ -10,7 +10,9 @@ import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
+import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
+import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.saga.Reason;
@@ -117,12 +119,18 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     @Override
     public void onTransition(Handle handle, Transition<OrderData> t) {
         SagaInstance<OrderData> after = t.after();
-        if (after.version() == 0) {
-            return; // the order row was inserted with this status in the same transaction
-        }
         OrderStatus status = OrderStatus.valueOf(after.label());
-        OrderStore.updateStatus(handle, after.id(), status);
-        if (resolvesSubmission(t)) {
+        // Version 0: the order row was inserted with this status in the same transaction.
+        boolean changed = after.version() == 0 || OrderStore.updateStatus(handle, after.id(), status);
+        if (changed) {
+            // Every status change is an event, in the transition's transaction (DESIGN.md 9, docs/events.md).
+            OrderData o = after.data();
+            OutboxWriter.append(handle, List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
+                    OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(),
+                            status.name(), t.reason().code(), o.totalCents(), o.currency(), after.version(),
+                            java.time.Instant.now()))), after.id().toString());
+        }
+        if (after.version() != 0 && resolvesSubmission(t)) {
             SubmitResult answer = OrderAnswers.of(after.id(), status, after.cause(), false);
             IdempotencyStore.completeForOrder(handle, after.id(), answer.httpStatus(), answer.body());
         }

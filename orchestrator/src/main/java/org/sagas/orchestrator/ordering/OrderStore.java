@@ -46,10 +46,12 @@ public final class OrderStore {
                 .execute() == 1;
     }
 
-    /** Moves the order's customer-visible status, in the transition's transaction. */
-    static void updateStatus(Handle h, UUID orderId, OrderStatus status) {
-        h.createUpdate("UPDATE orders SET status = :status, updated_at = now() WHERE order_id = :id")
-                .bind("status", status.name()).bind("id", orderId).execute();
+    /** Moves the order's customer-visible status, in the transition's transaction; true if it changed. */
+    static boolean updateStatus(Handle h, UUID orderId, OrderStatus status) {
+        // Only a real change counts: a transition that keeps the status (a parked retry) is no event.
+        return h.createUpdate("UPDATE orders SET status = :status, updated_at = now()"
+                        + " WHERE order_id = :id AND status <> :status")
+                .bind("status", status.name()).bind("id", orderId).execute() == 1;
     }
 
     /** Order counts for {@code statuses}, and when the oldest pending order was created (0: none). */

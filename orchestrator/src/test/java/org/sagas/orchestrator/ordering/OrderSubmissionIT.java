@@ -71,6 +71,8 @@ class OrderSubmissionIT {
         assertThat(bed.orders.find(id).orElseThrow().history()).extracting(OrderStore.HistoryEntry::reason)
                 .containsExactly("started", "order_refused");
         assertThat(bed.outboxTypes(id)).containsExactly("OrderRejected", "CustomerNotice");
+        // And each status it had is an event, in the transitions' transactions
+        assertThat(bed.statusEvents(id)).containsExactly("PENDING_CONFIRMATION", "REJECTED");
     }
 
     @Test

@@ -153,8 +153,19 @@ final class OrdersTestbed {
                 .bind("id", orderId).mapTo(String.class).one());
     }
 
+    /** The order's messages in the outbox, in order, besides its status events (see {@link #statusEvents}). */
     List<String> outboxTypes(UUID orderId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT message_type FROM outbox WHERE aggregate_id = :id ORDER BY id")
-                .bind("id", orderId.toString()).mapTo(String.class).list());
+        return jdbi.withHandle(h -> h.createQuery("SELECT message_type FROM outbox WHERE aggregate_id = :id"
+                        + " AND message_type <> :status ORDER BY id")
+                .bind("id", orderId.toString()).bind("status", OrderMessages.ORDER_STATUS_CHANGED)
+                .mapTo(String.class).list());
+    }
+
+    /** The statuses of the order's OrderStatusChanged events in the outbox, in order. */
+    List<String> statusEvents(UUID orderId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT payload::jsonb ->> 'status' FROM outbox"
+                        + " WHERE aggregate_id = :id AND message_type = :status ORDER BY id")
+                .bind("id", orderId.toString()).bind("status", OrderMessages.ORDER_STATUS_CHANGED)
+                .mapTo(String.class).list());
     }
 }

@@ -1,0 +1,94 @@
+package org.sagas.app;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.sagas.adapters.http.HttpInventoryClient;
+import org.sagas.orchestrator.ordering.OrderStatus;
+import org.sagas.orchestrator.ordering.OrderStore;
+import org.sagas.reconciler.FindingGauges;
+import org.sagas.reconciler.FindingSink;
+import org.sagas.reconciler.LedgerPuller;
+import org.sagas.reconciler.ReconcilerStreams;
+import org.sagas.reconciler.RepairWorker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reconciliation jobs of the {@code reconciler} role (DESIGN.md section 9b), started in
+ * dependency order and stopped in reverse: the ledger puller, the Kafka Streams topology, the
+ * findings sink, the repair worker and the findings' gauges.
+ */
+final class ReconcilerRole implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReconcilerRole.class);
+
+    private final Deque<AutoCloseable> started = new ArrayDeque<>();
+    private Path temporaryState;
+
+    static ReconcilerRole start(Node node, ReconcilerSettings rs) {
+        ReconcilerRole role = new ReconcilerRole();
+        try {
+            Settings s = node.settings;
+            role.started.push(new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create(s.paymentUrl()),
+                    LedgerPuller.Feed.RESERVATIONS, URI.create(s.inventoryUrl())), node.dataSource, s.kafkaBootstrap(),
+                    rs.pullInterval(), node.registry).start());
+            Path stateDir = rs.stateDir();
+            if (stateDir == null) {
+                stateDir = Files.createTempDirectory("sagas-reconciler-");
+                role.temporaryState = stateDir;
+            }
+            role.started.push(new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(s.kafkaBootstrap(),
+                    ReconcilerStreams.APPLICATION_ID, stateDir, rs.standbys())).start());
+            OrderStore orders = new OrderStore(node.jdbi);
+            role.started.push(new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafkaBootstrap(),
+                    node.relayWakeUp(), node.registry).start());
+            role.started.push(new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
+                    s.inventoryUrl())), s.kafkaBootstrap(), node.registry).start());
+            role.started.push(new FindingGauges(node.jdbi, node.registry).start(Duration.ofSeconds(5)));
+            return role;
+        } catch (IOException e) {
+            role.close();
+            throw new UncheckedIOException("cannot create the reconciler's state directory", e);
+        } catch (RuntimeException e) {
+            role.close();
+            throw e;
+        }
+    }
+
+    private static Optional<OrderStatus> status(OrderStore orders, String orderId) {
+        try {
+            return orders.status(UUID.fromString(orderId));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty(); // not an order id of ours: no such order
+        }
+    }
+
+    @Override
+    public void close() {
+        while (!started.isEmpty()) {
+            AutoCloseable c = started.pop();
+            try {
+                c.close();
+            } catch (Exception e) {
+                log.warn("stopping {} failed: {}", c.getClass().getSimpleName(), e.toString());
+            }
+        }
+        if (temporaryState != null) {
+            try (Stream<Path> files = Files.walk(temporaryState)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                log.debug("could not delete {}: {}", temporaryState, e.toString());
+            }
+        }
+    }
+}

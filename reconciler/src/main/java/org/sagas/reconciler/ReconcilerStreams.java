@@ -1,0 +1,79 @@
+package org.sagas.reconciler;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the reconciliation topology as a Kafka Streams application: {@code exactly_once_v2} (a
+ * finding is published, and the state that led to it committed, together or not at all), and
+ * standby replicas so that another instance holds a warm copy of each order's state. Instances
+ * with the same application id share the work by partitions; when one dies, its partitions move
+ * to the others, which go on from the last commit. Thread-safe; start once, close once.
+ */
+public final class ReconcilerStreams implements AutoCloseable {
+    public static final String APPLICATION_ID = "sagas-reconciler";
+    private static final Logger log = LoggerFactory.getLogger(ReconcilerStreams.class);
+
+    private final KafkaStreams streams;
+
+    public ReconcilerStreams(ReconcilerConfig config, Properties properties) {
+        StreamsInputLag lag = new StreamsInputLag(config.checkInterval().toMillis());
+        this.streams = new KafkaStreams(ReconcilerTopology.build(config, lag), properties);
+        lag.of(streams);
+    }
+
+    /** The Streams settings of an instance; {@code stateDir} must be its own (one per instance). */
+    public static Properties properties(String bootstrapServers, String applicationId, Path stateDir, int standbys) {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, standbys);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, -1); // the broker's default
+        p.put("processing.exception.handler.global.enabled", true);
+        // An order's facts come from five topics; a task whose input partition has nothing buffered
+        // waits up to this long before going on without it, so the facts meet in timestamp order
+        // (a capture is not taken for one of an unknown order because its order's events were slower
+        // to fetch). A reconciler can afford the delay: its grace periods are tens of seconds.
+        p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 1_000L);
+        // A dead instance's partitions move on after this, not after the 45 s default.
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
+        return p;
+    }
+
+    /** Starts processing in the background; a failed stream thread is replaced, visibly. */
+    public ReconcilerStreams start() {
+        streams.setUncaughtExceptionHandler(e -> {
+            log.error("reconciler stream thread failed; replacing it (work resumes from the last commit): {}",
+                    e.toString(), e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
+        streams.start();
+        return this;
+    }
+
+    public KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    /** The underlying application, for tests and metrics. */
+    public KafkaStreams streams() {
+        return streams;
+    }
+
+    @Override
+    public void close() {
+        streams.close(Duration.ofSeconds(15));
+    }
+}
