@@ -6,10 +6,10 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.Map;
+import org.sagas.orchestrator.lifecycle.Component;
+import org.sagas.orchestrator.lifecycle.Components;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -32,29 +32,29 @@ import org.slf4j.LoggerFactory;
 final class ReconcilerRole implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReconcilerRole.class);
 
-    private final Deque<AutoCloseable> started = new ArrayDeque<>();
+    private final Components started = new Components(java.time.Duration.ofSeconds(5));
     private Path temporaryState;
 
     static ReconcilerRole start(Node node, ReconcilerSettings rs) {
         ReconcilerRole role = new ReconcilerRole();
         try {
             Settings s = node.settings;
-            role.started.push(new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create(s.paymentUrl()),
+            role.started.start(Component.of("ledger-puller", new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create(s.paymentUrl()),
                     LedgerPuller.Feed.RESERVATIONS, URI.create(s.inventoryUrl())), node.dataSource, s.kafkaBootstrap(),
-                    rs.pullInterval(), node.registry).start());
+                    rs.pullInterval(), node.registry).start()));
             Path stateDir = rs.stateDir();
             if (stateDir == null) {
                 stateDir = Files.createTempDirectory("sagas-reconciler-");
                 role.temporaryState = stateDir;
             }
-            role.started.push(new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(s.kafkaBootstrap(),
-                    ReconcilerStreams.APPLICATION_ID, stateDir, rs.standbys())).start());
+            role.started.start(Component.of("reconciler-streams", new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(s.kafkaBootstrap(),
+                    ReconcilerStreams.APPLICATION_ID, stateDir, rs.standbys())).start()));
             OrderStore orders = new OrderStore(node.jdbi);
-            role.started.push(new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafkaBootstrap(),
-                    node.relayWakeUp(), node.registry).start());
-            role.started.push(new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
-                    s.inventoryUrl())), s.kafkaBootstrap(), node.registry).start());
-            role.started.push(new FindingGauges(node.jdbi, node.registry).start(Duration.ofSeconds(5)));
+            role.started.start(Component.of("finding-sink", new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafkaBootstrap(),
+                    node.relayWakeUp(), node.registry).start()));
+            role.started.start(Component.of("repair-worker", new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
+                    s.inventoryUrl())), s.kafkaBootstrap(), node.registry).start()));
+            role.started.start(Component.of("finding-gauges", new FindingGauges(node.jdbi, node.registry).start(Duration.ofSeconds(5))));
             return role;
         } catch (IOException e) {
             role.close();
@@ -75,14 +75,7 @@ final class ReconcilerRole implements AutoCloseable {
 
     @Override
     public void close() {
-        while (!started.isEmpty()) {
-            AutoCloseable c = started.pop();
-            try {
-                c.close();
-            } catch (Exception e) {
-                log.warn("stopping {} failed: {}", c.getClass().getSimpleName(), e.toString());
-            }
-        }
+        started.close();
         if (temporaryState != null) {
             try (Stream<Path> files = Files.walk(temporaryState)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
