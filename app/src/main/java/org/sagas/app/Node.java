@@ -33,7 +33,7 @@ import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilienceSettings;
 import org.sagas.orchestrator.resilience.ResilientDependency;
-import org.sagas.orchestrator.saga.IncidentGauges;
+import org.sagas.app.metrics.IncidentGauges;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaTimings;
 
@@ -82,7 +82,7 @@ final class Node implements AutoCloseable {
                 () -> relayWakeUp.run()).register(orderSaga);
         this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);
         gauges.recordTerminals(engine, registry);
-        this.incidents = new IncidentGauges(jdbi, registry).start(Duration.ofSeconds(1));
+        this.incidents = new IncidentGauges(engine, registry).start(Duration.ofSeconds(1));
         engine.onIncident((id, cause) -> incidents.refresh());
         this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),

@@ -372,6 +372,18 @@ public final class SagaEngine {
         return new OperatorOutcome.Applied(find(inst.id()).orElse(after));
     }
 
+    /** Sagas that cannot go on without an operator, per cause (through the partial incident index). */
+    public Map<IncidentCause, Long> incidentCounts() {
+        return jdbi.withHandle(h -> {
+            Map<IncidentCause, Long> counts = new java.util.EnumMap<>(IncidentCause.class);
+            h.createQuery("SELECT incident_cause, count(*) FROM saga_instance WHERE incident_cause IS NOT NULL"
+                            + " GROUP BY incident_cause")
+                    .map((rs, ctx) -> Map.entry(IncidentCause.valueOf(rs.getString(1)), rs.getLong(2)))
+                    .forEach(e -> counts.put(e.getKey(), e.getValue()));
+            return counts;
+        });
+    }
+
     /** The instance as stored now, if any. */
     public Optional<SagaInstance<?>> find(UUID id) {
         return jdbi.withHandle(h -> SagaStore.find(h, id).map(row -> read(definition(row.type()), row)));

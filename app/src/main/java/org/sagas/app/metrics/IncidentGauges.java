@@ -1,4 +1,4 @@
-package org.sagas.orchestrator.saga;
+package org.sagas.app.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,25 +8,26 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.saga.IncidentCause;
+import org.sagas.orchestrator.saga.SagaEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code saga_incidents{cause}}: sagas that cannot go on without an operator, per cause, counted
- * in PostgreSQL (through the partial incident index) on a short period, so every process shows the
- * same figure whichever raised them. A background job: {@link #start} then {@link #close}.
+ * {@code saga_incidents{cause}}: sagas that cannot go on without an operator, per cause, as the
+ * engine counts them in PostgreSQL on a short period, so every process shows the same figure
+ * whichever raised them. The saga package knows no metrics library; this binds its counts. A background job: {@link #start} then {@link #close}.
  * Thread-safe.
  */
 public final class IncidentGauges implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(IncidentGauges.class);
 
-    private final Jdbi jdbi;
+    private final SagaEngine engine;
     private final Map<IncidentCause, AtomicLong> counts = new EnumMap<>(IncidentCause.class);
     private final ScheduledExecutorService scheduler = org.sagas.orchestrator.lifecycle.Threads.scheduler("incident-gauges");
 
-    public IncidentGauges(Jdbi jdbi, MeterRegistry registry) {
-        this.jdbi = jdbi;
+    public IncidentGauges(SagaEngine engine, MeterRegistry registry) {
+        this.engine = engine;
         for (IncidentCause cause : IncidentCause.values()) {
             AtomicLong count = new AtomicLong();
             counts.put(cause, count);
@@ -43,11 +44,7 @@ public final class IncidentGauges implements AutoCloseable {
     /** Reads the counts now. */
     public void refresh() {
         try {
-            Map<IncidentCause, Long> fresh = new EnumMap<>(IncidentCause.class);
-            jdbi.useHandle(h -> h.createQuery("SELECT incident_cause, count(*) FROM saga_instance"
-                            + " WHERE incident_cause IS NOT NULL GROUP BY incident_cause")
-                    .map((rs, ctx) -> Map.entry(IncidentCause.valueOf(rs.getString(1)), rs.getLong(2)))
-                    .forEach(e -> fresh.put(e.getKey(), e.getValue())));
+            Map<IncidentCause, Long> fresh = engine.incidentCounts();
             counts.forEach((cause, count) -> count.set(fresh.getOrDefault(cause, 0L)));
         } catch (RuntimeException e) {
             log.warn("could not count incidents; saga_incidents keeps its last values: {}", e.toString());
