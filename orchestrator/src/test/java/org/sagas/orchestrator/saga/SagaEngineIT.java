@@ -137,7 +137,8 @@ class SagaEngineIT {
 
     @Test
     void shouldResumeParkedSagasOnceEachAcrossConcurrentRunners() throws Exception {
-        // Given 40 trips parked because hotels are down
+        // Given 40 trips parked because hotels are down, and nothing else of earlier tests due
+        quietEveryOtherSaga();
         trips.hotelAnswer.set(StepResult.unavailable("hotels", Reason.of("hotels_down", "down")));
         List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
@@ -152,7 +153,10 @@ class SagaEngineIT {
         trips.hotelRuns.clear();
         SagaEngine[] runners = new SagaEngine[4];
         for (int r = 0; r < runners.length; r++) {
-            runners[r] = new SagaEngine(jdbi, Clock.systemUTC(), timings, () -> {}).register(trips);
+            // A lease far longer than a run, even on a loaded machine: a second claim would be a bug here,
+            // not a runner that outlived its lease.
+            runners[r] = new SagaEngine(jdbi, Clock.systemUTC(), new SagaTimings(Duration.ofSeconds(30),
+                    Duration.ofMillis(100), Duration.ofMinutes(15)), () -> {}).register(trips);
         }
         Thread.sleep(150); // past the park retry delay (100 ms) so the parked sagas are due
         ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -266,10 +270,13 @@ class SagaEngineIT {
 
     @Test
     void shouldLetOneOfExpiryAndAnInFlightResumeWinAndUndoTheLosersEffectByKey() throws Exception {
-        // Given a trip parked on hotels, with a time to live that runs out while it is being resumed
+        // Given a trip parked on hotels, with a time to live that runs out while it is being resumed,
+        // and nothing else of earlier tests due (the resumer takes the oldest first)
+        quietEveryOtherSaga();
         TripSaga racing = new TripSaga();
+        // A time to live long enough for the resume to claim the saga first on a loaded machine.
         SagaEngine brief = new SagaEngine(jdbi, Clock.systemUTC(), new SagaTimings(Duration.ofSeconds(10),
-                Duration.ofMillis(10), Duration.ofMillis(300)), () -> {}).register(racing);
+                Duration.ofMillis(10), Duration.ofMillis(1500)), () -> {}).register(racing);
         racing.hotelAnswer.set(StepResult.unavailable("hotels", Reason.of("hotels_down", "down")));
         UUID id = UUID.randomUUID();
         brief.advance(racing, brief.start(racing, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
@@ -287,6 +294,7 @@ class SagaEngineIT {
         });
 
         // When a resumer claims it and books the hotel, and expiry runs while the booking is in flight
+        brief.makeDue("hotels"); // due now, not after the park retry: the resume below must find it
         ExecutorService pool = Executors.newSingleThreadExecutor();
         Future<Integer> resume = pool.submit(() -> brief.runDue(1, Set.of(), "hotels", 5000));
         assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
@@ -304,6 +312,12 @@ class SagaEngineIT {
         assertThat(outboxTypes(id)).as("the loser published nothing").doesNotContain("BookFlight");
         assertThat(history(id)).doesNotContain("TRIP_AWAITING_REPLY");
         assertThat(reasonCodes(id)).containsSubsequence("hotels_down", "expired", "expired");
+    }
+
+    /** Sagas earlier tests of this class left running or parked are no longer due: tests claim only their own. */
+    private static void quietEveryOtherSaga() {
+        jdbi.useHandle(h -> h.execute("UPDATE saga_instance SET next_attempt_at = NULL, expires_at = NULL"
+                + " WHERE status NOT IN ('COMPLETED', 'COMPENSATED', 'FAILED')"));
     }
 
     private static List<String> reasonCodes(UUID id) {
