@@ -45,6 +45,17 @@ final class ScriptedInventory implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         exchange.getRequestBody().readAllBytes();
+        if (!"POST".equals(exchange.getRequestMethod())) {
+            // Look-ups (the warm-up's probe, the reconciler's ledger feed) are not reservations:
+            // nothing held, and not counted.
+            byte[] empty = "{\"items\":[],\"nextCursor\":null}".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(exchange.getRequestURI().getQuery() == null ? 404 : 200, empty.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(empty);
+            }
+            return;
+        }
         boolean isRelease = exchange.getRequestURI().getPath().endsWith("/release");
         (isRelease ? releases : reserves).incrementAndGet();
         Answer answer = isRelease ? release : reserve;
