@@ -128,8 +128,8 @@ final class Node implements AutoCloseable {
         // None at all (not an empty one) when unset: the server's own rule or the URL's password applies.
         config.setPassword(settings.dbPassword().isEmpty() ? null : settings.dbPassword());
         config.setMaximumPoolSize(settings.dbPoolSize());
-        config.setConnectionTimeout(10_000);
-        config.setInitializationFailTimeout(15_000);
+        config.setConnectionTimeout(Math.min(10_000, Math.max(250, settings.dbWait().toMillis())));
+        config.setInitializationFailTimeout(settings.dbWait().toMillis());
         config.setPoolName("sagas");
         HikariDataSource ds;
         try {

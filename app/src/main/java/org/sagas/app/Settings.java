@@ -62,6 +62,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             "where embedded PostgreSQL and Kafka keep data (--data-dir); unset = a fresh temp dir, deleted on a clean stop");
     static final Setting<Integer> DB_POOL_SIZE = integer("SAGA_DB_POOL_SIZE", 8, 1, 500, "connections", ALL,
             "connections per process: a few per core do the most work (ADR 0007)");
+    static final Setting<Duration> DB_WAIT = millis("SAGA_DB_WAIT_MS", 15_000, 1, 600_000, ALL,
+            "how long a process waits for PostgreSQL to accept connections at start (e.g. started beside it)"
+                    + " before it exits with one line saying why");
     static final Setting<Integer> CONSUMER_THREADS = integer("SAGA_CONSUMER_THREADS", 4, 1, 64, "consumers",
             CONSUMERS, "Kafka consumers per consuming role");
     static final Setting<String> LOG_LEVEL = text("SAGA_LOG_LEVEL", "INFO", ALL, "root log level (logback)");
@@ -74,7 +77,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
             DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
-            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
+            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
@@ -145,6 +148,11 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     }
 
     /** How many dry-run orders the API runs before it turns ready (ADR 0016). */
+    /** How long a process waits for PostgreSQL at start. */
+    public Duration dbWait() {
+        return TABLE.read(raw::get).get(DB_WAIT);
+    }
+
     public int warmUpOrders() {
         return TABLE.read(raw::get).get(WARM_UP_ORDERS);
     }

@@ -82,7 +82,7 @@ class LauncherIT {
     void shouldExplainAnUnreachableDatabaseInOneLineAndExitNonZero() throws Exception {
         List<String> output = new CopyOnWriteArrayList<>();
         Process process = launch(Map.of("SAGA_DB_URL", "jdbc:postgresql://127.0.0.1:" + FreePorts.find() + "/none",
-                "SAGA_KAFKA_BOOTSTRAP", "127.0.0.1:" + FreePorts.find()), output, "api", "--port",
+                "SAGA_DB_WAIT_MS", "1000", "SAGA_KAFKA_BOOTSTRAP", "127.0.0.1:" + FreePorts.find()), output, "api", "--port",
                 Integer.toString(FreePorts.find()));
 
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();

@@ -151,9 +151,9 @@ class NoSagaLeftBehindIT extends GameDayLifecycle {
     @Test
     @Order(4)
     void shouldDeadLetterAPoisonReplyAsAnIncidentWhileTwoHundredOrdersOnTheSameConsumerComplete() {
-        // Given a retry bound (90 s) longer than 200 orders take, and a saga whose replies cannot be handled
+        // Given a retry bound (35 s) longer than 200 orders take (a few seconds on two cores), and a saga whose replies cannot be handled
         // (its definition is gone, as after a deploy that removed it)
-        product.ensure(Map.of("SAGA_CONSUMER_RETRY_MS", "90000"));
+        product.ensure(Map.of("SAGA_CONSUMER_RETRY_MS", "35000"));
         UUID ghost = UUID.randomUUID();
         product.product().node().jdbi.useHandle(h -> h.createUpdate("INSERT INTO saga_instance (saga_id, saga_type,"
                 + " status, step, label, data) VALUES (:id, 'ghost', 'AWAITING_REPLY', 'WAIT', 'GHOST_WAITING',"
@@ -170,7 +170,7 @@ class NoSagaLeftBehindIT extends GameDayLifecycle {
         // Then the 200 orders complete while the poison reply is still set aside, not waited for
         assertThat(answers).allSatisfy(a -> assertThat(a.status()).as("%s", a).isEqualTo(202));
         List<UUID> ids = Submissions.ids(answers);
-        Invariants.awaitSettled(product, ids, Duration.ofSeconds(75));
+        Invariants.awaitSettled(product, ids, Duration.ofSeconds(30));
         assertThat(Invariants.statuses(product, ids)).containsExactly(Map.entry("CONFIRMED", 200L));
         Invariants.check(product, ids);
         assertThat(incident(ghost)).as("not given up on yet").isNull();

@@ -210,7 +210,7 @@ class ReconciliationIT {
                 + " AND action <> 'NONE'").bind("o", orderId).mapTo(Integer.class).one());
         assertThat(rows).isEqualTo(1);
         List<TopicReader.Message> repairs = TopicReader.messagesFor(infra.bootstrapServers(),
-                Topics.RECONCILIATION_REPAIRS, List.of(orderId), 2, Duration.ofSeconds(5)).get(orderId);
+                Topics.RECONCILIATION_REPAIRS, List.of(orderId), 2, Duration.ofSeconds(2)).get(orderId);
         assertThat(repairs).extracting(TopicReader.Message::type).containsExactly(repairType);
         assertThat(participantRequests).isEqualTo(1);
     }

@@ -149,6 +149,10 @@ public final class ConsumerLoop implements AutoCloseable {
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
         // The broker answers as soon as a record arrives; the wait only bounds idle polls.
         c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
+        // A killed process's partitions move to the survivors (or to its own restart, which must
+        // wait for the dead member to leave the group) after this, not after the 45 s default.
+        c.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
         c.putAll(consumerOverrides);
         this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
         this.deadLetters = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,

@@ -16,6 +16,9 @@ import org.slf4j.LoggerFactory;
 public final class Components implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Components.class);
 
+    /** A stop this slow is worth a line: it delays a restart or a rolling deploy. */
+    private static final long SLOW_STOP_MS = 1_000;
+
     private final Duration stopBound;
     private final List<Component> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -47,9 +50,14 @@ public final class Components implements AutoCloseable {
         List<Component> reverse = new ArrayList<>(started);
         java.util.Collections.reverse(reverse);
         for (Component c : reverse) {
+            long began = System.nanoTime();
             try {
                 if (!c.stop(stopBound)) {
                     log.warn("{} did not stop within {} ms", c.name(), stopBound.toMillis());
+                }
+                long took = (System.nanoTime() - began) / 1_000_000;
+                if (took >= SLOW_STOP_MS) {
+                    log.info("{} took {} ms to stop", c.name(), took);
                 }
             } catch (RuntimeException e) {
                 log.warn("stopping {} failed: {}", c.name(), e.toString());
