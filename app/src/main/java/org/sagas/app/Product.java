@@ -284,6 +284,15 @@ final class Product implements AutoCloseable {
         return admin.port();
     }
 
+    /** The routes of the public and the operator listeners, for the OpenAPI contract test. */
+    java.util.List<String> apiRoutes() {
+        return api.routes();
+    }
+
+    java.util.List<String> adminRoutes() {
+        return admin.routes();
+    }
+
     private static void checkPortsFree(Settings s, boolean all, boolean admin) {
         checkPort(s.apiPort(), "SAGA_HTTP_PORT / --port");
         if (admin) {
