@@ -147,9 +147,12 @@ final class OpenApiContract {
             if (contentType == null || !content.has(contentType)) {
                 throw new AssertionError(where + " as " + contentType + "; the document says " + fieldNames(content));
             }
+            String pointer = pointer(template, method, status, documented, contentType);
             if (contentType.endsWith("json")) {
-                String pointer = pointer(template, method, status, documented, contentType);
                 validate(where, pointer, response.body());
+            } else if (!document.at(pointer).isMissingNode()) {
+                // Text (HTML, Prometheus text): the schema speaks of the body as one string.
+                validate(where, pointer, org.sagas.orchestrator.Json.write(response.body()));
             }
         }
         checked.add(method.toUpperCase(Locale.ROOT) + " " + template);
@@ -172,15 +175,17 @@ final class OpenApiContract {
 
     /**
      * Where the answer's schema is: under {@code components/responses} when the operation refers
-     * to a shared response, else inline under the operation.
+     * to a shared response, else inline under the operation (itself maybe in a shared path item).
      */
-    private static String pointer(String template, String method, String status, JsonNode documented,
-            String contentType) {
+    private String pointer(String template, String method, String status, JsonNode documented, String contentType) {
         String base;
         if (documented.has("$ref")) {
             base = documented.get("$ref").asText().substring(1);
         } else {
-            base = "/paths/" + escape(template) + "/" + method.toLowerCase(Locale.ROOT) + "/responses/" + status;
+            JsonNode item = document.path("paths").path(template);
+            String itemPointer = item.has("$ref") ? item.get("$ref").asText().substring(1)
+                    : "/paths/" + escape(template);
+            base = itemPointer + "/" + method.toLowerCase(Locale.ROOT) + "/responses/" + status;
         }
         return base + "/content/" + escape(contentType) + "/schema";
     }
