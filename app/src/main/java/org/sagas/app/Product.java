@@ -284,13 +284,25 @@ final class Product implements AutoCloseable {
         return admin.port();
     }
 
-    /** The routes of the public and the operator listeners, for the OpenAPI contract test. */
-    java.util.List<String> apiRoutes() {
-        return api.routes();
-    }
-
-    java.util.List<String> adminRoutes() {
-        return admin.routes();
+    /**
+     * The routes each listener of this process registered ({@code public}, {@code admin},
+     * {@code inventory}, {@code payment} when it runs them), for the OpenAPI contract test.
+     */
+    java.util.Map<String, java.util.List<String>> routesByListener() {
+        java.util.Map<String, java.util.List<String>> routes = new java.util.LinkedHashMap<>();
+        if (api != null) {
+            routes.put("public", api.routes());
+        }
+        if (admin != null) {
+            routes.put("admin", admin.routes());
+        }
+        if (inventorySandbox != null) {
+            routes.put("inventory", inventorySandbox.routes());
+        }
+        if (paymentSandbox != null) {
+            routes.put("payment", paymentSandbox.routes());
+        }
+        return routes;
     }
 
     private static void checkPortsFree(Settings s, boolean all, boolean admin) {

@@ -73,6 +73,15 @@ final class OpenApiContract {
         return resource("ops", "/org/sagas/app/openapi-ops.json");
     }
 
+    /** The sandbox participants' documents. */
+    static OpenApiContract inventory() {
+        return resource("inventory", "/org/sagas/adapters/sandbox/openapi-inventory.json");
+    }
+
+    static OpenApiContract payment() {
+        return resource("payment", "/org/sagas/adapters/sandbox/openapi-payment.json");
+    }
+
     String name() {
         return name;
     }

@@ -27,7 +27,8 @@ import org.sagas.testkit.RealInfrastructure;
  * Each listener's {@code GET /openapi.json} is the truth about it (issue 17 item 5): every route
  * the server registers is in its document and nothing else is, and real answers of the real
  * product — accepted, replayed, pending, refused for each reason that can be provoked, the
- * operator API's lists, actions, batches, dead letters, findings and console — have a status,
+ * operator API's lists, actions, batches, dead letters, findings and console, the sandbox
+ * participants' stock, reservations, charges, refunds and faults — have a status,
  * content type, headers and body the document allows. The last test checks that every documented
  * operation was exercised.
  */
@@ -37,6 +38,8 @@ class OpenApiContractIT extends GameDayLifecycle {
     private static final OpenApiContract PUBLIC = OpenApiContract.publicApi();
     private static final OpenApiContract ADMIN = OpenApiContract.adminApi();
     private static final OpenApiContract OPS = OpenApiContract.opsApi();
+    private static final OpenApiContract INVENTORY = OpenApiContract.inventory();
+    private static final OpenApiContract PAYMENT = OpenApiContract.payment();
     private static final String KEY_A = "contract-key-a-0123456789";
     private static final String KEY_B = "contract-key-b-0123456789";
     private static Path keysFile;
@@ -58,8 +61,12 @@ class OpenApiContractIT extends GameDayLifecycle {
                 // Product adds /health/components on both listeners; the public one proves it is the product's.
                 routes -> routes.get("/health/components", ctx -> ctx.json(Map.of())), EdgeLimits.defaults())) {
             // Then each listener registers what its document describes, no more, no less
-            assertThat(product.product().apiRoutes()).containsExactlyInAnyOrderElementsOf(PUBLIC.operations());
-            assertThat(product.product().adminRoutes()).containsExactlyInAnyOrderElementsOf(ADMIN.operations());
+            Map<String, java.util.List<String>> routes = product.product().routesByListener();
+            assertThat(routes).containsOnlyKeys("public", "admin", "inventory", "payment");
+            assertThat(routes.get("public")).containsExactlyInAnyOrderElementsOf(PUBLIC.operations());
+            assertThat(routes.get("admin")).containsExactlyInAnyOrderElementsOf(ADMIN.operations());
+            assertThat(routes.get("inventory")).containsExactlyInAnyOrderElementsOf(INVENTORY.operations());
+            assertThat(routes.get("payment")).containsExactlyInAnyOrderElementsOf(PAYMENT.operations());
             assertThat(ops.routes()).containsExactlyInAnyOrderElementsOf(OPS.operations());
 
             // And each serves its document as the jar holds it, to anyone
@@ -67,6 +74,8 @@ class OpenApiContractIT extends GameDayLifecycle {
             assertThat(served(PUBLIC, product.api("/openapi.json"))).isEqualTo(PUBLIC.document());
             assertThat(served(ADMIN, product.admin("/openapi.json"))).isEqualTo(ADMIN.document());
             assertThat(served(OPS, opsBase.resolve("/openapi.json"))).isEqualTo(OPS.document());
+            assertThat(served(INVENTORY, product.inventory("/openapi.json"))).isEqualTo(INVENTORY.document());
+            assertThat(served(PAYMENT, product.payments("/openapi.json"))).isEqualTo(PAYMENT.document());
             for (String path : new String[] {"/health/live", "/health/ready", "/health/components", "/metrics"}) {
                 OPS.check("GET", path, send("GET", opsBase.resolve(path), null));
             }
@@ -293,11 +302,99 @@ class OpenApiContractIT extends GameDayLifecycle {
     }
 
     @Test
+    @Order(6)
+    void shouldAnswerTheSandboxInventoryAsItsContractSays() {
+        product.ensure(AdminHttp.SETTINGS);
+        String sku = Submissions.sku();
+        String order = "contract-" + UUID.randomUUID();
+        String key = "contract-reserve-" + UUID.randomUUID();
+        assertThat(inventory("PUT", "/stock/{sku}", "/stock/" + sku, "{\"available\":5}").statusCode()).isEqualTo(200);
+        assertThat(inventory("PUT", "/stock/{sku}", "/stock/" + sku, "{\"available\":-1}").statusCode())
+                .isEqualTo(400);
+        assertThat(inventory("GET", "/stock/{sku}", "/stock/" + sku, null).statusCode()).isEqualTo(200);
+        String reserve = "{\"orderId\":\"" + order + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":2}]}";
+        assertThat(inventory("POST", "/reservations", "/reservations", reserve, "Idempotency-Key", key).statusCode())
+                .isEqualTo(200);
+        assertThat(inventory("POST", "/reservations", "/reservations", reserve).statusCode()).isEqualTo(400);
+        assertThat(inventory("POST", "/reservations", "/reservations", reserve, "Idempotency-Key", key + "-late",
+                "X-Deadline", "1").statusCode()).isEqualTo(504);
+        assertThat(inventory("GET", "/reservations", "/reservations?orderId=" + order, null).statusCode())
+                .isEqualTo(200);
+        assertThat(inventory("GET", "/reservations", "/reservations?since=&limit=5", null).statusCode())
+                .isEqualTo(200);
+        assertThat(inventory("GET", "/reservations", "/reservations?since=yesterday", null).statusCode())
+                .isEqualTo(400);
+        assertThat(inventory("GET", "/reservations/{key}", "/reservations/" + key, null).statusCode()).isEqualTo(200);
+        assertThat(inventory("GET", "/reservations/{key}", "/reservations/no-such-key", null).statusCode())
+                .isEqualTo(404);
+        assertThat(inventory("PUT", "/_faults", "/_faults", "{\"down\":true}").statusCode()).isEqualTo(200);
+        assertThat(inventory("POST", "/reservations/{key}/release", "/reservations/" + key + "/release",
+                "{\"orderId\":\"" + order + "\"}", "Idempotency-Key", key + ":release").statusCode()).isEqualTo(503);
+        assertThat(inventory("PUT", "/_faults", "/_faults", "{\"down\":false}").statusCode()).isEqualTo(200);
+        assertThat(inventory("POST", "/reservations/{key}/release", "/reservations/" + key + "/release",
+                "{\"orderId\":\"" + order + "\"}", "Idempotency-Key", key + ":release").statusCode()).isEqualTo(200);
+        assertThat(inventory("PUT", "/_faults", "/_faults", "{\"slow\":true}").statusCode()).isEqualTo(400);
+        assertThat(inventory("GET", "/_faults", "/_faults", null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    @Order(7)
+    void shouldAnswerTheSandboxPaymentProviderAsItsContractSays() {
+        product.ensure(AdminHttp.SETTINGS);
+        String order = "contract-" + UUID.randomUUID();
+        String key = "contract-charge-" + UUID.randomUUID();
+        String charge = "{\"orderId\":\"" + order + "\",\"amountCents\":100,\"currency\":\"EUR\"}";
+        assertThat(payment("POST", "/charges", "/charges", charge, "Idempotency-Key", key).statusCode()).isEqualTo(200);
+        assertThat(payment("POST", "/charges", "/charges", "{\"orderId\":\"" + order + "\"}", "Idempotency-Key",
+                key + "-2").statusCode()).isEqualTo(400);
+        assertThat(payment("GET", "/charges/{key}", "/charges/" + key, null).statusCode()).isEqualTo(200);
+        assertThat(payment("GET", "/charges/{key}", "/charges/no-such-charge", null).statusCode()).isEqualTo(404);
+        assertThat(payment("GET", "/charges", "/charges?orderId=" + order, null).statusCode()).isEqualTo(200);
+        assertThat(payment("GET", "/charges", "/charges?since=&limit=5", null).statusCode()).isEqualTo(200);
+        assertThat(payment("GET", "/charges", "/charges?since=&limit=0", null).statusCode()).isEqualTo(400);
+        assertThat(payment("PUT", "/_faults", "/_faults", "{\"down\":true}").statusCode()).isEqualTo(200);
+        assertThat(payment("POST", "/refunds", "/refunds", "{\"chargeKey\":\"" + key + "\"}", "Idempotency-Key",
+                key + ":refund").statusCode()).isEqualTo(503);
+        assertThat(payment("PUT", "/_faults", "/_faults", "{\"down\":false}").statusCode()).isEqualTo(200);
+        assertThat(payment("POST", "/refunds", "/refunds", "{\"chargeKey\":\"" + key + "\"}", "Idempotency-Key",
+                key + ":refund").statusCode()).isEqualTo(200);
+        assertThat(payment("POST", "/refunds", "/refunds", "{\"chargeKey\":\"no-such-charge\"}", "Idempotency-Key",
+                key + ":refund-2").statusCode()).isEqualTo(404);
+        assertThat(payment("GET", "/_faults", "/_faults", null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
     @Order(99)
     void shouldHaveExercisedEveryDocumentedOperation() {
         assertThat(PUBLIC.unchecked()).as("public operations no test called").isEmpty();
         assertThat(ADMIN.unchecked()).as("operator operations no test called").isEmpty();
         assertThat(OPS.unchecked()).as("ops operations no test called").isEmpty();
+        assertThat(INVENTORY.unchecked()).as("inventory operations no test called").isEmpty();
+        assertThat(PAYMENT.unchecked()).as("payment operations no test called").isEmpty();
+    }
+
+    private static HttpResponse<String> inventory(String method, String template, String path, String json,
+            String... headers) {
+        HttpResponse<String> r = send(method, product.inventory(path), json, withJson(json, headers));
+        INVENTORY.check(method, template, r);
+        return r;
+    }
+
+    private static HttpResponse<String> payment(String method, String template, String path, String json,
+            String... headers) {
+        HttpResponse<String> r = send(method, product.payments(path), json, withJson(json, headers));
+        PAYMENT.check(method, template, r);
+        return r;
+    }
+
+    private static String[] withJson(String json, String... headers) {
+        if (json == null) {
+            return headers;
+        }
+        String[] all = java.util.Arrays.copyOf(headers, headers.length + 2);
+        all[headers.length] = "Content-Type";
+        all[headers.length + 1] = "application/json";
+        return all;
     }
 
     private static com.fasterxml.jackson.databind.JsonNode served(OpenApiContract contract, URI uri) {

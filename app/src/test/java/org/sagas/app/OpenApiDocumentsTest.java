@@ -16,15 +16,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.sagas.orchestrator.ProblemDetail;
 
 /**
- * The three OpenAPI documents the jar ships (public, operator, ops listener) are sound on their
- * own: OpenAPI 3.1 with 2020-12 schemas, every reference resolves, every schema compiles, errors
+ * The OpenAPI documents the jar ships (public, operator, ops listener, sandbox inventory and
+ * payment provider) are sound on their own: OpenAPI 3.1 with 2020-12 schemas, every reference resolves, every schema compiles, errors
  * are problem+json, and the public contract's headers and security schemes are there. Whether
  * they match what the servers register and answer is {@link OpenApiContractIT}'s job.
  */
 class OpenApiDocumentsTest {
 
     static Stream<OpenApiContract> documents() {
-        return Stream.of(OpenApiContract.publicApi(), OpenApiContract.adminApi(), OpenApiContract.opsApi());
+        return Stream.of(OpenApiContract.publicApi(), OpenApiContract.adminApi(), OpenApiContract.opsApi(),
+                OpenApiContract.inventory(), OpenApiContract.payment());
     }
 
     @ParameterizedTest(name = "{0}")
