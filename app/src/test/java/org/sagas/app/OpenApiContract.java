@@ -24,8 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * One listener's OpenAPI 3.1 document as the tests hold the server to it: which operations it
  * describes, and whether a real answer is one of them — a documented status, a documented content
- * type, its required headers, a body valid against the operation's schema (JSON Schema 2020-12,
- * checked by networknt's validator with every {@code $ref} into {@code components} resolved).
+ * type, its required headers and header values, a body valid against the operation's schema (JSON
+ * Schema 2020-12, checked by networknt's validator with every {@code $ref} into {@code components}
+ * resolved), and for a success the request body that was sent valid against the request schema.
  * Remembers which operations were checked, so a test can tell which it never exercised.
  */
 final class OpenApiContract {
@@ -127,8 +128,18 @@ final class OpenApiContract {
      * @throws AssertionError saying what in the answer the document does not allow
      */
     void check(String method, String template, HttpResponse<String> response) {
+        check(method, template, null, response);
+    }
+
+    /**
+     * Holds {@code response} to the operation, and when it succeeded, the JSON {@code requestBody}
+     * that was sent (null: none) to the operation's request schema: a schema that refuses a
+     * request the server accepted is wrong too.
+     */
+    void check(String method, String template, String requestBody, HttpResponse<String> response) {
         String where = name + ": " + method + " " + template + " answered " + response.statusCode();
-        JsonNode operation = resolve(document.path("paths").path(template)).path(method.toLowerCase(Locale.ROOT));
+        String operationPointer = operationPointer(template, method);
+        JsonNode operation = document.at(operationPointer);
         if (operation.isMissingNode()) {
             throw new AssertionError(name + ": no operation " + method + " " + template + " in the document");
         }
@@ -138,14 +149,10 @@ final class OpenApiContract {
             throw new AssertionError(where + ", a status the document does not list (it lists "
                     + fieldNames(operation.path("responses")) + "): " + response.body());
         }
-        JsonNode answer = resolve(documented);
-        for (Iterator<Map.Entry<String, JsonNode>> it = answer.path("headers").fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> header = it.next();
-            if (resolve(header.getValue()).path("required").asBoolean(false)
-                    && response.headers().firstValue(header.getKey()).isEmpty()) {
-                throw new AssertionError(where + " without the required header " + header.getKey());
-            }
-        }
+        String answerPointer = documented.has("$ref") ? documented.get("$ref").asText().substring(1)
+                : operationPointer + "/responses/" + status;
+        JsonNode answer = document.at(answerPointer);
+        checkHeaders(where, answerPointer, answer, response);
         JsonNode content = answer.path("content");
         String contentType = response.headers().firstValue("Content-Type").map(OpenApiContract::mediaType).orElse(null);
         if (content.isMissingNode() || content.isEmpty()) {
@@ -156,7 +163,7 @@ final class OpenApiContract {
             if (contentType == null || !content.has(contentType)) {
                 throw new AssertionError(where + " as " + contentType + "; the document says " + fieldNames(content));
             }
-            String pointer = pointer(template, method, status, documented, contentType);
+            String pointer = answerPointer + "/content/" + escape(contentType) + "/schema";
             if (contentType.endsWith("json")) {
                 validate(where, pointer, response.body());
             } else if (!document.at(pointer).isMissingNode()) {
@@ -164,7 +171,49 @@ final class OpenApiContract {
                 validate(where, pointer, org.sagas.orchestrator.Json.write(response.body()));
             }
         }
+        if (requestBody != null && response.statusCode() < 300) {
+            String request = operationPointer + "/requestBody";
+            JsonNode body = operation.path("requestBody");
+            if (body.has("$ref")) {
+                request = body.get("$ref").asText().substring(1);
+            }
+            String schema = request + "/content/application~1json/schema";
+            if (document.at(schema).isMissingNode()) {
+                throw new AssertionError(where + " to a JSON body the document does not describe: " + requestBody);
+            }
+            validate(name + ": the request " + method + " " + template + " that succeeded", schema, requestBody);
+        }
         checked.add(method.toUpperCase(Locale.ROOT) + " " + template);
+    }
+
+    /** Required headers are there; each documented header that is there has a value its schema allows. */
+    private void checkHeaders(String where, String answerPointer, JsonNode answer, HttpResponse<String> response) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = answer.path("headers").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> header = it.next();
+            JsonNode declared = header.getValue();
+            String headerPointer = declared.has("$ref") ? declared.get("$ref").asText().substring(1)
+                    : answerPointer + "/headers/" + escape(header.getKey());
+            var value = response.headers().firstValue(header.getKey());
+            if (value.isEmpty()) {
+                if (document.at(headerPointer).path("required").asBoolean(false)) {
+                    throw new AssertionError(where + " without the required header " + header.getKey());
+                }
+                continue;
+            }
+            String schema = headerPointer + "/schema";
+            String type = document.at(schema).path("type").asText("");
+            // A header is text; an integer one is held to its schema as the number it spells.
+            String json = (type.equals("integer") || type.equals("number")) && value.get().matches("-?[0-9]+")
+                    ? value.get() : org.sagas.orchestrator.Json.write(value.get());
+            validate(where + ", header " + header.getKey() + ": " + value.get(), schema, json);
+        }
+    }
+
+    /** Where the operation is, following its path item's {@code $ref} when it is a shared one. */
+    private String operationPointer(String template, String method) {
+        JsonNode item = document.path("paths").path(template);
+        String itemPointer = item.has("$ref") ? item.get("$ref").asText().substring(1) : "/paths/" + escape(template);
+        return itemPointer + "/" + method.toLowerCase(Locale.ROOT);
     }
 
     /** Validates {@code json} against the schema at {@code pointer} in this document. */
@@ -180,23 +229,6 @@ final class OpenApiContract {
     void compile(String pointer) {
         Schema schema = registry.getSchema(SchemaLocation.of(iri + "#" + pointer));
         schema.initializeValidators();
-    }
-
-    /**
-     * Where the answer's schema is: under {@code components/responses} when the operation refers
-     * to a shared response, else inline under the operation (itself maybe in a shared path item).
-     */
-    private String pointer(String template, String method, String status, JsonNode documented, String contentType) {
-        String base;
-        if (documented.has("$ref")) {
-            base = documented.get("$ref").asText().substring(1);
-        } else {
-            JsonNode item = document.path("paths").path(template);
-            String itemPointer = item.has("$ref") ? item.get("$ref").asText().substring(1)
-                    : "/paths/" + escape(template);
-            base = itemPointer + "/" + method.toLowerCase(Locale.ROOT) + "/responses/" + status;
-        }
-        return base + "/content/" + escape(contentType) + "/schema";
     }
 
     /** Follows a local {@code $ref} (path items, responses, headers) to what it names. */

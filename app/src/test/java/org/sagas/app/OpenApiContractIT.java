@@ -376,14 +376,14 @@ class OpenApiContractIT extends GameDayLifecycle {
     private static HttpResponse<String> inventory(String method, String template, String path, String json,
             String... headers) {
         HttpResponse<String> r = send(method, product.inventory(path), json, withJson(json, headers));
-        INVENTORY.check(method, template, r);
+        INVENTORY.check(method, template, json, r);
         return r;
     }
 
     private static HttpResponse<String> payment(String method, String template, String path, String json,
             String... headers) {
         HttpResponse<String> r = send(method, product.payments(path), json, withJson(json, headers));
-        PAYMENT.check(method, template, r);
+        PAYMENT.check(method, template, json, r);
         return r;
     }
 
@@ -406,7 +406,7 @@ class OpenApiContractIT extends GameDayLifecycle {
     /** {@code POST /orders}, checked against the public document. */
     private static HttpResponse<String> submit(String key, String body, String... headers) {
         HttpResponse<String> r = product.submit(key, body, headers);
-        PUBLIC.check("POST", "/orders", r);
+        PUBLIC.check("POST", "/orders", body, r);
         return r;
     }
 
@@ -424,7 +424,7 @@ class OpenApiContractIT extends GameDayLifecycle {
     private static HttpResponse<String> admin(String method, String template, String path, String json,
             String token) {
         HttpResponse<String> r = new AdminHttp(product, token).send(method, product.admin(path), json);
-        ADMIN.check(method, template, r);
+        ADMIN.check(method, template, json, r);
         return r;
     }
 
