@@ -66,6 +66,10 @@ final class AdminRole implements AutoCloseable {
         return server.port();
     }
 
+    java.util.List<String> routes() {
+        return server.routes();
+    }
+
     /** The generated token's file, or null when tokens were configured. */
     Path tokenFile() {
         return tokenFile;

@@ -8,12 +8,15 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.http.EdgeLimits;
+import org.sagas.orchestrator.http.OpenApiDocument;
 
 /**
  * Health and metrics for a process that runs roles without the API (scale-out), on
  * {@code SAGA_HTTP_PORT}, so Prometheus scrapes every process the same way. Thread-safe.
  */
 final class OpsServer implements AutoCloseable {
+    /** This listener's contract, {@code GET /openapi.json}. */
+    private static final OpenApiDocument CONTRACT = OpenApiDocument.load(OpsServer.class, "openapi-ops.json");
     private final Javalin app;
 
     private OpsServer(Javalin app) {
@@ -35,9 +38,19 @@ final class OpsServer implements AutoCloseable {
             });
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(registry.scrape()));
+            CONTRACT.register(config.routes);
         }).start(host, port);
         limits.applyIdleTimeout(app.jettyServer().server());
         return new OpsServer(app);
+    }
+
+    int port() {
+        return app.port();
+    }
+
+    /** The routes this listener registered, sorted (for the contract test). */
+    java.util.List<String> routes() {
+        return OpenApiDocument.routesOf(app);
     }
 
     @Override

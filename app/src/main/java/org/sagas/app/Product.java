@@ -284,6 +284,27 @@ final class Product implements AutoCloseable {
         return admin.port();
     }
 
+    /**
+     * The routes each listener of this process registered ({@code public}, {@code admin},
+     * {@code inventory}, {@code payment} when it runs them), for the OpenAPI contract test.
+     */
+    java.util.Map<String, java.util.List<String>> routesByListener() {
+        java.util.Map<String, java.util.List<String>> routes = new java.util.LinkedHashMap<>();
+        if (api != null) {
+            routes.put("public", api.routes());
+        }
+        if (admin != null) {
+            routes.put("admin", admin.routes());
+        }
+        if (inventorySandbox != null) {
+            routes.put("inventory", inventorySandbox.routes());
+        }
+        if (paymentSandbox != null) {
+            routes.put("payment", paymentSandbox.routes());
+        }
+        return routes;
+    }
+
     private static void checkPortsFree(Settings s, boolean all, boolean admin) {
         checkPort(s.apiPort(), "SAGA_HTTP_PORT / --port");
         if (admin) {

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.sagas.orchestrator.http.OpenApiDocument;
 
 /**
  * A stand-in inventory service with fault injection (DESIGN.md section 9), its state in
@@ -46,6 +47,8 @@ public final class InventorySandbox implements AutoCloseable {
     private final InventoryStore store;
     private final AtomicReference<InventoryFaults> faults = new AtomicReference<>(InventoryFaults.NONE);
     private final SandboxServer server;
+    /** This service's contract, {@code GET /openapi.json}. */
+    private static final OpenApiDocument CONTRACT = OpenApiDocument.load(InventorySandbox.class, "openapi-inventory.json");
 
     private InventorySandbox(DataSource dataSource) {
         this.store = new InventoryStore(new Db(dataSource));
@@ -65,6 +68,11 @@ public final class InventorySandbox implements AutoCloseable {
     /** The port the service listens on. */
     public int port() {
         return server.port();
+    }
+
+    /** The routes it registered, sorted (for the OpenAPI contract test). */
+    public java.util.List<String> routes() {
+        return server.routes();
     }
 
     /** The faults injected now. */
@@ -94,6 +102,7 @@ public final class InventorySandbox implements AutoCloseable {
                 .orElseThrow(() -> Problem.notFound("no reservation under key " + ctx.pathParam("key")))));
         routes.put("/_faults", this::putFaults);
         routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+        CONTRACT.register(routes);
     }
 
     private void putStock(Context ctx) {

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.sagas.orchestrator.http.OpenApiDocument;
 
 /**
  * A stand-in payment provider with fault injection (DESIGN.md section 9), its ledger in
@@ -44,6 +45,8 @@ public final class PaymentSandbox implements AutoCloseable {
     private final PaymentLedger ledger;
     private final AtomicReference<PaymentFaults> faults = new AtomicReference<>(PaymentFaults.NONE);
     private final SandboxServer server;
+    /** This service's contract, {@code GET /openapi.json}. */
+    private static final OpenApiDocument CONTRACT = OpenApiDocument.load(PaymentSandbox.class, "openapi-payment.json");
 
     private PaymentSandbox(DataSource dataSource) {
         this.ledger = new PaymentLedger(new Db(dataSource));
@@ -63,6 +66,11 @@ public final class PaymentSandbox implements AutoCloseable {
     /** The port the service listens on. */
     public int port() {
         return server.port();
+    }
+
+    /** The routes it registered, sorted (for the OpenAPI contract test). */
+    public java.util.List<String> routes() {
+        return server.routes();
     }
 
     /** The faults injected now. */
@@ -89,6 +97,7 @@ public final class PaymentSandbox implements AutoCloseable {
         routes.post("/refunds", this::refund);
         routes.put("/_faults", this::putFaults);
         routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+        CONTRACT.register(routes);
     }
 
     private void charge(Context ctx) {

@@ -85,6 +85,11 @@ final class SandboxServer implements AutoCloseable {
         return app.port();
     }
 
+    /** The routes registered, as {@code "GET /stock/{sku}"}, sorted (for the OpenAPI contract test). */
+    java.util.List<String> routes() {
+        return org.sagas.orchestrator.http.OpenApiDocument.routesOf(app);
+    }
+
     /** A future completed after {@code millis}, holding no thread meanwhile. */
     CompletableFuture<Void> after(long millis) {
         return delays.after(millis);

@@ -11,6 +11,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.http.InvalidRequest;
+import org.sagas.orchestrator.http.OpenApiDocument;
 import org.sagas.orchestrator.http.Problems;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.saga.SagaEngine;
@@ -24,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+    /** The operator API's contract, {@code GET /openapi.json}: public, like the public API's. */
+    private static final OpenApiDocument CONTRACT = OpenApiDocument.load(AdminServer.class, "openapi.json");
 
     /**
      * How the operator API runs.
@@ -80,7 +83,7 @@ public final class AdminServer implements AutoCloseable {
             pool.setName("admin");
             c.jetty.threadPool = pool;
             c.routes.before(ctx -> {
-                if (!Console.isPublic(ctx)) {
+                if (!Console.isPublic(ctx) && !ctx.path().equals(OpenApiDocument.PATH)) {
                     guard.authenticate(ctx);
                 }
             });
@@ -91,6 +94,7 @@ public final class AdminServer implements AutoCloseable {
             new AuditRoutes(audit, guard).register(c.routes);
             new ReconciliationRoutes(parts.findings()).register(c.routes);
             console.register(c.routes);
+            CONTRACT.register(c.routes);
             c.routes.exception(AdminRefusal.class, (e, ctx) -> Problems.send(ctx, e.status(), e.type(), e.title(),
                     e.getMessage(), e.extra()));
             c.routes.exception(InvalidRequest.class, (e, ctx) -> Problems.invalid(ctx, e));
@@ -115,6 +119,11 @@ public final class AdminServer implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /** The routes this listener registered, as {@code "GET /admin/sagas"}, sorted (for the contract test). */
+    public java.util.List<String> routes() {
+        return OpenApiDocument.routesOf(app);
     }
 
     static void json(Context ctx, int status, Object body) {

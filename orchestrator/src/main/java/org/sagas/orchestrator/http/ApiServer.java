@@ -32,6 +32,8 @@ public final class ApiServer implements AutoCloseable {
     static final int MAX_KEY_LENGTH = org.sagas.orchestrator.ordering.Limits.MAX_KEY;
     /** Requests refused at the edge, by reason: {@code saga_api_refused_total{reason}}. */
     static final String REFUSED = "saga.api.refused";
+    /** The public API's contract, {@code GET /openapi.json}. */
+    private static final OpenApiDocument CONTRACT = OpenApiDocument.load(ApiServer.class, "openapi.json");
 
     /** Decides, before any work, whether a request may proceed (load shedding, admission caps). */
     public interface Admission {
@@ -100,6 +102,7 @@ public final class ApiServer implements AutoCloseable {
             config.routes.get("/health/ready", routes::ready);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(registry.scrape()));
+            CONTRACT.register(config.routes);
             more.accept(config.routes);
             config.routes.exception(InvalidRequest.class, (e, ctx) -> Problems.invalid(ctx, e));
             config.routes.exception(ApiRefusal.class, (e, ctx) -> {
@@ -125,6 +128,11 @@ public final class ApiServer implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /** The routes this listener registered, as {@code "GET /orders/{id}"}, sorted (for the contract test). */
+    public java.util.List<String> routes() {
+        return OpenApiDocument.routesOf(app);
     }
 
     @Override
