@@ -7,6 +7,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
+import org.sagas.orchestrator.tracing.Traceparent;
 
 /**
  * Appends messages to the transactional outbox inside the caller's transaction; the relay
@@ -15,27 +16,47 @@ import org.sagas.orchestrator.messaging.OutgoingMessage;
 public final class OutboxWriter {
     private OutboxWriter() {}
 
-    /** Appends {@code messages}, all correlated with {@code correlationId} (e.g. their saga). */
+    /**
+     * Appends {@code messages}, all correlated with {@code correlationId} (e.g. their saga), with
+     * the traceparent of the span current on this thread (null while tracing is off).
+     */
     public static void append(Handle handle, List<OutgoingMessage> messages, String correlationId) {
-        append(handle, messages, m -> correlationId);
+        if (!messages.isEmpty()) {
+            String traceparent = Traceparent.current();
+            append(handle, messages, m -> correlationId, m -> traceparent);
+        }
     }
 
     /** Appends {@code messages}, each correlated with its own key (e.g. replies for several orders). */
     public static void append(Handle handle, List<OutgoingMessage> messages) {
-        append(handle, messages, OutgoingMessage::key);
+        if (!messages.isEmpty()) {
+            String traceparent = Traceparent.current();
+            append(handle, messages, OutgoingMessage::key, m -> traceparent);
+        }
+    }
+
+    /**
+     * Appends {@code messages}, each correlated with its own key and carrying the traceparent
+     * {@code traceparentOf} gives it (null for none): replies of a batch, each in its own trace.
+     */
+    public static void append(Handle handle, List<OutgoingMessage> messages,
+            Function<OutgoingMessage, String> traceparentOf) {
+        append(handle, messages, OutgoingMessage::key, traceparentOf);
     }
 
     private static void append(Handle handle, List<OutgoingMessage> messages,
-            Function<OutgoingMessage, String> correlationId) {
+            Function<OutgoingMessage, String> correlationId, Function<OutgoingMessage, String> traceparentOf) {
         if (messages.isEmpty()) {
             return;
         }
+        // The traceparent rides in the same statement: tracing adds no round trip and no row.
         PreparedBatch batch = handle.prepareBatch("INSERT INTO outbox (aggregate_id, topic, message_id, message_type,"
-                + " correlation_id, payload) VALUES (:key, :topic, :id, :type, :correlation, :payload)");
+                + " correlation_id, payload, traceparent) VALUES (:key, :topic, :id, :type, :correlation, :payload,"
+                + " :traceparent)");
         for (OutgoingMessage m : messages) {
             batch.bind("key", m.key()).bind("topic", m.topic()).bind("id", UUID.randomUUID())
                     .bind("type", m.type()).bind("correlation", correlationId.apply(m))
-                    .bind("payload", Json.write(m.payload())).add();
+                    .bind("payload", Json.write(m.payload())).bind("traceparent", traceparentOf.apply(m)).add();
         }
         batch.execute();
     }
