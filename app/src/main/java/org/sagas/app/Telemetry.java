@@ -52,11 +52,16 @@ final class Telemetry implements AutoCloseable {
             return off();
         }
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
-                // Defaults only: any OTEL_* variable or otel.* property given wins over these.
+                // Defaults only: any OTEL_* variable or otel.* property given wins over these. OTLP
+                // over HTTP (4318), which the JDK's client sends; the Java SDK's own default is gRPC.
                 .addPropertiesSupplier(() -> Map.of(
                         "otel.service.name", "sagas",
+                        "otel.exporter.otlp.protocol", "http/protobuf",
                         "otel.metrics.exporter", "none",
                         "otel.logs.exporter", "none"))
+                // What decided to trace is what the SDK sees (the same variables, unless a caller
+                // passed others).
+                .addPropertiesCustomizer(config -> decisive(env, properties))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
@@ -80,6 +85,16 @@ final class Telemetry implements AutoCloseable {
         }
         return setting(env, properties, "OTEL_EXPORTER_OTLP_ENDPOINT").isPresent()
                 || setting(env, properties, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").isPresent();
+    }
+
+    /** The settings {@link #wanted} read, as the SDK's property names. */
+    private static Map<String, String> decisive(Function<String, String> env, Function<String, String> properties) {
+        Map<String, String> given = new java.util.HashMap<>();
+        for (String name : java.util.List.of("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
+            setting(env, properties, name).ifPresent(v -> given.put(name.toLowerCase(Locale.ROOT).replace('_', '.'), v));
+        }
+        return given;
     }
 
     /** A variable, or its system property ({@code OTEL_FOO_BAR} → {@code otel.foo.bar}), when not blank. */

@@ -50,4 +50,13 @@ class TelemetryTest {
             assertThat(telemetry.tracing().on()).isTrue();
         }
     }
+
+    @Test
+    void shouldExportOverOtlpHttpWithTheJdkClientWhenOnlyAnEndpointIsSet() {
+        // The Java SDK's own default protocol is gRPC, which would need OkHttp: the product asks for HTTP.
+        try (Telemetry telemetry = Telemetry.from(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")::get,
+                Map.<String, String>of()::get)) {
+            assertThat(telemetry.tracing().on()).isTrue();
+        }
+    }
 }
