@@ -155,7 +155,7 @@ public final class PaymentWorker implements AutoCloseable {
                     out.add(reply);
                 }
             });
-            OutboxWriter.append(h, out, traceOf::get);
+            OutboxWriter.appendTraced(h, out, traceOf::get);
             return out;
         });
         if (!first.isEmpty()) {
