@@ -1,11 +1,11 @@
 package org.sagas.adapters.messaging;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.saga.IncomingMessage;

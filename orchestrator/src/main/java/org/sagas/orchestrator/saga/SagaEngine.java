@@ -1,5 +1,8 @@
 package org.sagas.orchestrator.saga;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,9 +17,6 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.tracing.LogContext;
 import org.sagas.orchestrator.tracing.Traceparent;
