@@ -36,6 +36,7 @@ import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.app.metrics.IncidentGauges;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaTimings;
+import org.sagas.orchestrator.tracing.Tracing;
 
 /**
  * What every role of one process shares: the connection pool, the metrics registry, the saga
@@ -59,12 +60,15 @@ final class Node implements AutoCloseable {
     final OrderSaga orderSaga;
     final OrderGauges gauges;
     final IncidentGauges incidents;
+    /** Traces (ADR 0018); {@link Tracing#off()} unless OTEL_* variables asked for them. */
+    final Tracing tracing;
     private volatile Runnable relayWakeUp = () -> {};
     private final Admin admin;
     private final ReadinessProbe readiness;
 
-    private Node(Settings settings, HikariDataSource dataSource) {
+    private Node(Settings settings, HikariDataSource dataSource, Tracing tracing) {
         this.settings = settings;
+        this.tracing = tracing;
         this.dataSource = dataSource;
         // The pool's own meters (hikaricp_connections_pending, ..._timeout_total): waits show.
         dataSource.setMetricRegistry(registry);
@@ -74,12 +78,12 @@ final class Node implements AutoCloseable {
         this.payments = ResilientDependency.create(resilience(settings, ResilienceSettings.PAYMENT,
                 ResilienceConfig.paymentDefaults()), resilienceMetrics);
         this.orderSaga = new OrderSaga(new ResilientInventoryActions(
-                new HttpInventoryClient(URI.create(settings.inventoryUrl())), inventory, registry,
+                new HttpInventoryClient(URI.create(settings.inventoryUrl()), tracing), inventory, registry,
                 settings.degradedMode()),
                 settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
-                () -> relayWakeUp.run()).register(orderSaga);
+                () -> relayWakeUp.run(), tracing).register(orderSaga);
         this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);
         gauges.recordTerminals(engine, registry);
         this.incidents = new IncidentGauges(engine, registry).start(Duration.ofSeconds(1));
@@ -121,6 +125,11 @@ final class Node implements AutoCloseable {
      * connections carry {@code applicationName} (an {@code ApplicationName} in the URL wins).
      */
     static Node open(Settings settings, String applicationName) {
+        return open(settings, applicationName, Tracing.off());
+    }
+
+    /** As {@link #open(Settings, String)}, tracing with {@code tracing}. */
+    static Node open(Settings settings, String applicationName, Tracing tracing) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(settings.dbUrl());
         config.addDataSourceProperty("ApplicationName", applicationName);
@@ -145,11 +154,11 @@ final class Node implements AutoCloseable {
             ds.close();
             throw new ConfigurationError("schema migration failed on " + settings.dbUrl() + ": " + e.getMessage(), e);
         }
-        return new Node(settings, ds);
+        return new Node(settings, ds, tracing);
     }
 
     HttpPaymentClient paymentClient() {
-        return new HttpPaymentClient(URI.create(settings.paymentUrl()));
+        return new HttpPaymentClient(URI.create(settings.paymentUrl()), tracing);
     }
 
     void relayWakeUp(Runnable wakeUp) {

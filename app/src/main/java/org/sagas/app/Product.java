@@ -57,11 +57,22 @@ final class Product implements AutoCloseable {
     private PaymentSandbox paymentSandbox;
     /** Checked before anything starts: an open API refuses to face the network (issue 16). */
     private ClientAccess access;
+    /** Traces: off unless OTEL_* variables ask (ADR 0018). */
+    private Telemetry telemetry = Telemetry.off();
 
     /** Everything in one process; the embedded infrastructure unless external servers are set. */
     static Product up(Settings settings, PrintStream out) {
+        return up(settings, out, null);
+    }
+
+    /**
+     * As {@link #up(Settings, PrintStream)}, tracing with {@code telemetry}; null: as the OTEL_*
+     * variables ask (the product then closes the SDK it started).
+     */
+    static Product up(Settings settings, PrintStream out, Telemetry telemetry) {
         checkPortsFree(settings, true, true);
         Product product = new Product();
+        product.telemetry(telemetry);
         product.access = ApiProtection.from(settings).access(settings.host());
         try {
             Settings s = settings;
@@ -106,6 +117,7 @@ final class Product implements AutoCloseable {
         }
         checkPortsFree(settings, false, role.equals("api"));
         Product product = new Product();
+        product.telemetry(null);
         product.access = ApiProtection.from(settings).access(settings.host());
         try {
             product.adminTokenDir = settings.dataDir();
@@ -117,6 +129,12 @@ final class Product implements AutoCloseable {
             product.close();
             throw e;
         }
+    }
+
+    /** Uses {@code given}, or starts what the environment asks for; either way closed last. */
+    private void telemetry(Telemetry given) {
+        telemetry = given != null ? given : Telemetry.fromEnvironment();
+        started.push(telemetry);
     }
 
     /** Waits for the API's warm-up (bounded by its own cap), so "is up" means ready at speed. */
@@ -145,7 +163,8 @@ final class Product implements AutoCloseable {
 
     private void startRoles(List<String> roles, Settings s) {
         // The participants' database work is told apart from the product's by this name (benchmarks).
-        node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION);
+        node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION,
+                telemetry.tracing());
         started.push(node);
         node.ensureTopics();
         SettingsTable.Values o = s.orchestrator();
@@ -185,12 +204,13 @@ final class Product implements AutoCloseable {
                     (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
                             .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
                                     + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
-                    .start()));
+                    .tracing(node.tracing).start()));
         }
         if (roles.contains("saga-worker")) {
             components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafkaBootstrap(),
                     SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
-                    foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY)).start()));
+                    foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
+                    .tracing(node.tracing).start()));
             components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
                     o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK)));
             Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
@@ -214,7 +234,7 @@ final class Product implements AutoCloseable {
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
-                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis());
+                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing);
             ApiProtection protection = ApiProtection.from(s);
             OrderStore store = new OrderStore(node.jdbi);
             ApiServer.Admission admission = foreground.around(s.shedding()

@@ -361,6 +361,13 @@ class OpenApiContractIT extends GameDayLifecycle {
         assertThat(payment("POST", "/refunds", "/refunds", "{\"chargeKey\":\"no-such-charge\"}", "Idempotency-Key",
                 key + ":refund-2").statusCode()).isEqualTo(404);
         assertThat(payment("GET", "/_faults", "/_faults", null).statusCode()).isEqualTo(200);
+        String traced = "contract-traced-" + UUID.randomUUID();
+        assertThat(payment("POST", "/charges", "/charges", charge, "Idempotency-Key", traced, "traceparent",
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01").statusCode()).isEqualTo(200);
+        assertThat(payment("GET", "/_traceparents/{key}", "/_traceparents/" + traced, null).statusCode())
+                .isEqualTo(200);
+        assertThat(payment("GET", "/_traceparents/{key}", "/_traceparents/" + key, null).statusCode())
+                .isEqualTo(404);
     }
 
     @Test

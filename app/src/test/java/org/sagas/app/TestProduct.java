@@ -32,6 +32,8 @@ final class TestProduct implements AutoCloseable {
     private final Map<String, String> defaults;
     private Product product;
     private Settings settings;
+    /** Null: as the environment says (no OTEL_* variables in tests: off). */
+    private Telemetry telemetry;
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private TestProduct(Map<String, String> env) {
@@ -88,7 +90,19 @@ final class TestProduct implements AutoCloseable {
 
     private void start() {
         settings = Settings.from(env::get, Map.of());
-        product = Product.up(settings, new PrintStream(new ByteArrayOutputStream()));
+        product = Product.up(settings, new PrintStream(new ByteArrayOutputStream()), telemetry);
+    }
+
+    /**
+     * Runs every role tracing with {@code traces} (null: untraced again), restarting only when that
+     * changes. The instance is passed through the wiring, never installed as the global one.
+     */
+    synchronized void tracing(Telemetry traces) {
+        if (traces != telemetry) {
+            product.close();
+            telemetry = traces;
+            start();
+        }
     }
 
     /** Stops every role and starts them again on the same database and topics, as after a crash. */

@@ -14,7 +14,12 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import org.sagas.orchestrator.resilience.TransientFailure;
+import org.sagas.orchestrator.tracing.Tracing;
 
 /**
  * One participant's HTTP calls, with the outcome mapping both clients share (DESIGN.md section
@@ -22,7 +27,8 @@ import org.sagas.orchestrator.resilience.TransientFailure;
  * an unreadable answer) becomes a {@link TransientFailure}, marked as possibly effective unless
  * the participant certainly did nothing (refused connection, 503, 408, 425, 429); one that
  * refused the request for good (any other status) a {@link ParticipantError}. No retries: they
- * live in one layer above. Thread-safe.
+ * live in one layer above. While tracing is on, each call is a client span whose context goes
+ * with the request ({@code traceparent}). Thread-safe.
  */
 final class Exchange {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
@@ -37,9 +43,15 @@ final class Exchange {
 
     private final String participant;
     private final String base;
+    private final Tracing tracing;
 
     Exchange(String participant, URI baseUrl) {
+        this(participant, baseUrl, Tracing.off());
+    }
+
+    Exchange(String participant, URI baseUrl, Tracing tracing) {
         this.participant = participant;
+        this.tracing = tracing;
         String url = baseUrl.toString();
         this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     }
@@ -71,6 +83,27 @@ final class Exchange {
      * @throws ParticipantError when it rejected the request
      */
     JsonNode send(HttpRequest request, boolean notFoundIsAnAnswer) {
+        if (!tracing.on()) {
+            return sendUntraced(request, notFoundIsAnAnswer);
+        }
+        Span span = tracing.start(participant + " " + request.method() + " " + request.uri().getPath(),
+                SpanKind.CLIENT, io.opentelemetry.context.Context.current());
+        span.setAttribute("http.request.method", request.method());
+        span.setAttribute("server.address", request.uri().getHost());
+        span.setAttribute("peer.service", participant);
+        try (Scope scope = span.makeCurrent()) {
+            HttpRequest.Builder traced = HttpRequest.newBuilder(request, (name, value) -> true);
+            tracing.inject(io.opentelemetry.context.Context.current(), traced, HttpRequest.Builder::setHeader);
+            return sendUntraced(traced.build(), notFoundIsAnAnswer);
+        } catch (RuntimeException e) {
+            span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private JsonNode sendUntraced(HttpRequest request, boolean notFoundIsAnAnswer) {
         String what = participant + " " + request.method() + " " + request.uri().getPath();
         HttpResponse<String> response = exchange(request, what);
         int status = response.statusCode();

@@ -11,6 +11,7 @@ import java.util.UUID;
 import org.sagas.orchestrator.ordering.OrderLine;
 import org.sagas.orchestrator.ordering.InventoryPort;
 import org.sagas.orchestrator.resilience.TransientFailure;
+import org.sagas.orchestrator.tracing.Tracing;
 
 /**
  * The inventory service over HTTP ({@code POST /reservations},
@@ -26,7 +27,12 @@ public final class HttpInventoryClient implements InventoryPort {
     private final Exchange exchange;
 
     public HttpInventoryClient(URI baseUrl) {
-        this.exchange = new Exchange("inventory", Objects.requireNonNull(baseUrl, "baseUrl"));
+        this(baseUrl, Tracing.off());
+    }
+
+    /** @param tracing when on, each call is a client span and sends its {@code traceparent} */
+    public HttpInventoryClient(URI baseUrl, Tracing tracing) {
+        this.exchange = new Exchange("inventory", Objects.requireNonNull(baseUrl, "baseUrl"), tracing);
     }
 
     /**

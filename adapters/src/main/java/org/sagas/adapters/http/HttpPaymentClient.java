@@ -25,7 +25,12 @@ public final class HttpPaymentClient implements PaymentProvider {
     private final Exchange exchange;
 
     public HttpPaymentClient(URI baseUrl) {
-        this.exchange = new Exchange("payment", Objects.requireNonNull(baseUrl, "baseUrl"));
+        this(baseUrl, org.sagas.orchestrator.tracing.Tracing.off());
+    }
+
+    /** @param tracing when on, each call is a client span and sends its {@code traceparent} */
+    public HttpPaymentClient(URI baseUrl, org.sagas.orchestrator.tracing.Tracing tracing) {
+        this.exchange = new Exchange("payment", Objects.requireNonNull(baseUrl, "baseUrl"), tracing);
     }
 
     @Override

@@ -41,6 +41,11 @@ public final class ParsedMessage {
         return new IncomingMessage(messageId, type, record.key(), header(record, Topics.CORRELATION_ID), body);
     }
 
+    /** The record's {@code traceparent} header (the relay copies it from the outbox row), or null. */
+    public static String traceparent(ConsumerRecord<String, byte[]> record) {
+        return header(record, org.sagas.orchestrator.tracing.Traceparent.HEADER);
+    }
+
     static String header(ConsumerRecord<String, byte[]> record, String name) {
         Header h = record.headers().lastHeader(name);
         return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);

@@ -1,5 +1,8 @@
 package org.sagas.adapters.messaging;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -7,6 +10,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.SagaEngine;
+import org.sagas.orchestrator.tracing.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * their message ids in the inbox with their effects. Key = saga id; a record without a usable one,
  * or for a saga that does not exist, is poison. A reply whose handling keeps failing is retried for
  * a bounded time while the others go on, then dead-lettered; either way a dead-lettered reply is the
- * {@link IncidentCause#POISON_REPLY} incident of its saga.
+ * {@link IncidentCause#POISON_REPLY} incident of its saga. While tracing is on, each reply is a
+ * consumer span continuing the trace of its {@code traceparent} header, and the saga's transition
+ * (the order's confirmation, its events) happens inside it.
  */
 public final class SagaReplyConsumer implements AutoCloseable {
     public static final String CONSUMER = "saga-orchestrator";
@@ -23,6 +29,8 @@ public final class SagaReplyConsumer implements AutoCloseable {
 
     private final SagaEngine engine;
     private final List<ConsumerLoop> loops;
+    /** Set before {@link #start()}: the consumer threads see it through Thread.start. */
+    private Tracing tracing = Tracing.off();
 
     /** @param beforeEachBatch see {@link ConsumerLoop} */
     public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
@@ -57,6 +65,12 @@ public final class SagaReplyConsumer implements AutoCloseable {
         }
     }
 
+    /** Traces each reply with {@code tracing} (ADR 0018); call before {@link #start()}. */
+    public SagaReplyConsumer tracing(Tracing tracing) {
+        this.tracing = tracing;
+        return this;
+    }
+
     public SagaReplyConsumer start() {
         loops.forEach(ConsumerLoop::start);
         return this;
@@ -66,9 +80,16 @@ public final class SagaReplyConsumer implements AutoCloseable {
         List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
         List<ConsumerRecord<String, byte[]>> accepted = new ArrayList<>();
         List<SagaEngine.Reply> replies = new ArrayList<>();
+        List<Span> spans = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
-                replies.add(reply(record));
+                SagaEngine.Reply reply = reply(record);
+                if (tracing.on()) {
+                    Span span = consumerSpan(record);
+                    spans.add(span);
+                    reply = new SagaEngine.Reply(reply.message(), reply.sagaId(), Context.root().with(span));
+                }
+                replies.add(reply);
                 accepted.add(record);
             } catch (PoisonMessage poison) {
                 rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
@@ -77,7 +98,12 @@ public final class SagaReplyConsumer implements AutoCloseable {
         if (replies.isEmpty()) {
             return rejected;
         }
-        List<SagaEngine.ReplyOutcome> outcomes = engine.handleReplies(CONSUMER, replies);
+        List<SagaEngine.ReplyOutcome> outcomes;
+        try {
+            outcomes = engine.handleReplies(CONSUMER, replies);
+        } finally {
+            spans.forEach(Span::end);
+        }
         for (int i = 0; i < outcomes.size(); i++) {
             SagaEngine.Reply reply = replies.get(i);
             if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_SAGA) {
@@ -87,6 +113,16 @@ public final class SagaReplyConsumer implements AutoCloseable {
                     reply.sagaId(), outcomes.get(i));
         }
         return rejected;
+    }
+
+    /** A consumer span continuing the trace the reply's {@code traceparent} header names. */
+    private Span consumerSpan(ConsumerRecord<String, byte[]> record) {
+        Span span = tracing.start(record.topic() + " process", SpanKind.CONSUMER,
+                tracing.continuing(ParsedMessage.traceparent(record)));
+        span.setAttribute("messaging.system", "kafka");
+        span.setAttribute("messaging.destination.name", record.topic());
+        span.setAttribute("messaging.kafka.message.key", String.valueOf(record.key()));
+        return span;
     }
 
     private static SagaEngine.Reply reply(ConsumerRecord<String, byte[]> record) {

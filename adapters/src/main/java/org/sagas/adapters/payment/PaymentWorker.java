@@ -1,6 +1,10 @@
 package org.sagas.adapters.payment;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +33,9 @@ import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.resilience.ParticipantRefused;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
+import org.sagas.orchestrator.tracing.LogContext;
+import org.sagas.orchestrator.tracing.Traceparent;
+import org.sagas.orchestrator.tracing.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +53,11 @@ import org.slf4j.LoggerFactory;
  * captured) refunds under its own key once the batch's charges ended, so a charge the same order
  * asked for earlier is always settled first; a provider with no charge under the key took nothing,
  * and there is nothing to refund. A refund the provider refuses for good is dead-lettered, which
- * makes it its order's incident. Thread-safe.
+ * makes it its order's incident.
+ *
+ * <p>While tracing is on, each command is a consumer span continuing the trace of its {@code
+ * traceparent} header; the provider call runs inside it (and sends it on), and the reply's outbox
+ * row stores it, so the orchestrator continues the same trace. Thread-safe.
  */
 public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
@@ -59,6 +70,8 @@ public final class PaymentWorker implements AutoCloseable {
     /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
     private final ExecutorService charging;
     private final Function<RefundPayment, PaymentProvider.Charge> refund;
+    /** Set before {@link #start()}: the consumer threads see it through Thread.start. */
+    private Tracing tracing = Tracing.off();
 
     /**
      * @param charge calls the provider (through the resilience stack); throws when it failed
@@ -96,6 +109,12 @@ public final class PaymentWorker implements AutoCloseable {
                 .toList();
     }
 
+    /** Traces each command with {@code tracing} (ADR 0018); call before {@link #start()}. */
+    public PaymentWorker tracing(Tracing tracing) {
+        this.tracing = tracing;
+        return this;
+    }
+
     public PaymentWorker start() {
         loops.forEach(ConsumerLoop::start);
         return this;
@@ -103,14 +122,14 @@ public final class PaymentWorker implements AutoCloseable {
 
     /** A command of the batch whose provider call is under way. */
     private record Charging(ConsumerRecord<String, byte[]> record, ChargePayment command,
-            CompletableFuture<PaymentProvider.Charge> outcome) {}
+            CompletableFuture<PaymentProvider.Charge> outcome, Span span) {}
 
     /**
      * What the provider said to a batch: the replies to publish (by command message id), the
      * records set aside, and the first failure (the provider failed: the batch is retried).
      */
     record Charged(Map<UUID, OutgoingMessage> replies, List<ConsumerLoop.Rejected> rejected,
-            RuntimeException failed, List<Refunding> refunds) {}
+            RuntimeException failed, List<Refunding> refunds, Map<UUID, String> traceparents) {}
 
     /** A refund command of the batch, run once the batch's charges ended. */
     record Refunding(ConsumerRecord<String, byte[]> record, RefundPayment command) {}
@@ -124,6 +143,9 @@ public final class PaymentWorker implements AutoCloseable {
         if (charged.replies().isEmpty()) {
             return charged.rejected();
         }
+        // Each reply continues its own command's trace (none while tracing is off).
+        Map<OutgoingMessage, String> traceOf = new java.util.IdentityHashMap<>();
+        charged.replies().forEach((id, reply) -> traceOf.put(reply, charged.traceparents().get(id)));
         List<OutgoingMessage> first = jdbi.inTransaction(h -> {
             Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, charged.replies().keySet());
             List<OutgoingMessage> out = new ArrayList<>();
@@ -132,7 +154,7 @@ public final class PaymentWorker implements AutoCloseable {
                     out.add(reply);
                 }
             });
-            OutboxWriter.append(h, out);
+            OutboxWriter.appendTraced(h, out, traceOf::get);
             return out;
         });
         if (!first.isEmpty()) {
@@ -159,24 +181,36 @@ public final class PaymentWorker implements AutoCloseable {
                             + Topics.PAYMENTS_COMMANDS);
                 }
                 ChargePayment command = read(message.payload());
+                Span span = tracing.on() ? consumerSpan(record) : null;
                 // The batch's charges run side by side (the provider's bulkhead bounds them), so a
                 // slow provider costs one call's latency per batch, not one per command. A
                 // redelivered command calls the provider again with the same key and gets the
                 // stored answer; the inbox keeps its effect (the reply) to one.
                 calls.put(message.messageId(), new Charging(record, command,
-                        CompletableFuture.supplyAsync(() -> charge.apply(command), charging)));
+                        CompletableFuture.supplyAsync(inContext(span, command.orderId(), () -> charge.apply(command)),
+                                charging), span));
             } catch (PoisonMessage poison) {
                 rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
             }
         }
         Map<UUID, OutgoingMessage> replies = new LinkedHashMap<>();
+        Map<UUID, String> traceparents = new java.util.HashMap<>();
         RuntimeException failed = null;
         for (Map.Entry<UUID, Charging> call : calls.entrySet()) {
             Charging c = call.getValue();
             try {
                 replies.put(call.getKey(), reply(c.command(), c.outcome().join()));
+                if (c.span() != null) {
+                    traceparents.put(call.getKey(), Traceparent.of(c.span().getSpanContext()));
+                    c.span().end();
+                }
             } catch (CompletionException e) {
                 RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
+                if (c.span() != null) {
+                    c.span().setStatus(StatusCode.ERROR, cause.getClass().getSimpleName());
+                    traceparents.put(call.getKey(), Traceparent.of(c.span().getSpanContext()));
+                    c.span().end();
+                }
                 if (cause instanceof ParticipantRefused refused) {
                     // Refused for good: nothing was charged, and sending it again cannot charge. The
                     // saga hears it as a refusal (code payment_refused) and cancels the order.
@@ -188,12 +222,38 @@ public final class PaymentWorker implements AutoCloseable {
                 }
             }
         }
-        return new Charged(replies, rejected, failed, refunds);
+        return new Charged(replies, rejected, failed, refunds, traceparents);
+    }
+
+    /** A consumer span continuing the trace the command's {@code traceparent} header names. */
+    private Span consumerSpan(ConsumerRecord<String, byte[]> record) {
+        Span span = tracing.start(record.topic() + " process", SpanKind.CONSUMER,
+                tracing.continuing(ParsedMessage.traceparent(record)));
+        span.setAttribute("messaging.system", "kafka");
+        span.setAttribute("messaging.destination.name", record.topic());
+        span.setAttribute("messaging.kafka.message.key", String.valueOf(record.key()));
+        return span;
+    }
+
+    /**
+     * {@code work} as it runs on a charging thread: inside {@code span} (when traced) and with the
+     * order's ids in the MDC, both cleared when it ends.
+     */
+    private static <T> java.util.function.Supplier<T> inContext(Span span, UUID orderId,
+            java.util.function.Supplier<T> work) {
+        return () -> {
+            try (Scope scope = span != null ? span.makeCurrent() : Scope.noop();
+                    LogContext logged = LogContext.of(orderId)) {
+                return work.get();
+            }
+        };
     }
 
     /** Refunds; a failure throws (the batch is retried, charges included: they answer from the ledger). */
     private void refund(Refunding r, List<ConsumerLoop.Rejected> rejected) {
-        try {
+        Span span = tracing.on() ? consumerSpan(r.record()) : null;
+        try (Scope scope = span != null ? span.makeCurrent() : Scope.noop();
+                LogContext logged = LogContext.of(r.command().orderId())) {
             PaymentProvider.Charge now = refund.apply(r.command());
             log.info("order {} refund {} of charge {}: the charge is {}", r.command().orderId(),
                     r.command().refundKey(), r.command().chargeKey(), now);
@@ -204,6 +264,10 @@ public final class PaymentWorker implements AutoCloseable {
             } else {
                 rejected.add(new ConsumerLoop.Rejected(r.record(), "the provider refused the refund: "
                         + refused.getMessage()));
+            }
+        } finally {
+            if (span != null) {
+                span.end();
             }
         }
     }

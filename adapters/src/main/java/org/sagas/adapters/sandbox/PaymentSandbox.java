@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,6 +33,9 @@ import org.sagas.orchestrator.http.OpenApiDocument;
  *       {@link FeedPage} (each charge's latest state, oldest change first); {@code since} empty for
  *       the start, {@code limit} 1-1000 (100).</li>
  *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}.</li>
+ *   <li>{@code GET /_traceparents/{key}}: the {@code traceparent} header the charge under that key
+ *       arrived with (the last 10 000 kept), or 404: how a test or a game day sees that the trace
+ *       reached the provider.</li>
  * </ul>
  *
  * <p>Faults apply to charge, refund and look-up. {@code down}: 503 at once. {@code latencyMs}: a
@@ -47,6 +52,16 @@ public final class PaymentSandbox implements AutoCloseable {
     private final SandboxServer server;
     /** This service's contract, {@code GET /openapi.json}. */
     private static final OpenApiDocument CONTRACT = OpenApiDocument.load(PaymentSandbox.class, "openapi-payment.json");
+    /** The traceparent each charge key arrived with, the last few thousand (traces are checked, not kept). */
+    private final Map<String, String> traceparents = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(64, 0.75f, false) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                    return size() > 10_000;
+                }
+            });
 
     private PaymentSandbox(DataSource dataSource) {
         this.ledger = new PaymentLedger(new Db(dataSource));
@@ -96,6 +111,9 @@ public final class PaymentSandbox implements AutoCloseable {
                 ? ledger.changes(FeedPage.after(ctx)) : ledger.charges(ctx.queryParam("orderId"))));
         routes.post("/refunds", this::refund);
         routes.put("/_faults", this::putFaults);
+        routes.get("/_traceparents/{key}", ctx -> SandboxServer.json(ctx, 200, Map.of("key", ctx.pathParam("key"),
+                "traceparent", Optional.ofNullable(traceparents.get(ctx.pathParam("key")))
+                        .orElseThrow(() -> Problem.notFound("no traceparent for charge key " + ctx.pathParam("key"))))));
         routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
         CONTRACT.register(routes);
     }
@@ -105,6 +123,10 @@ public final class PaymentSandbox implements AutoCloseable {
         refuseWhenDown(now);
         String key = Requests.idempotencyKey(ctx);
         ChargeRequest request = ChargeRequest.parse(Json.object(ctx.body()));
+        String traceparent = ctx.header("traceparent");
+        if (traceparent != null) {
+            traceparents.put(key, traceparent);
+        }
         ChargeStatus outcome = ThreadLocalRandom.current().nextDouble() < now.declineRate()
                 ? ChargeStatus.DECLINED : ChargeStatus.CAPTURED;
         CompletableFuture<ChargeRecord> answer = server

@@ -95,7 +95,7 @@ public final class ApiServer implements AutoCloseable {
             pool.setName("api");
             config.jetty.threadPool = pool;
             config.requestLogger.http(new SubmitMetrics(registry));
-            config.routes.post("/orders", routes::submit);
+            config.routes.post("/orders", ServerSpans.traced(orders.tracing(), "POST", "/orders", routes::submit));
             config.routes.get("/orders/{id}", routes::order);
             config.routes.get("/orders", routes::list);
             config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));

@@ -9,6 +9,8 @@ import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.saga.ConcurrentSagaUpdate;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaInstance;
+import org.sagas.orchestrator.tracing.LogContext;
+import org.sagas.orchestrator.tracing.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +37,7 @@ public final class OrderService {
     private final OrderStore orders;
     private final Clock clock;
     private final long answerReserveMillis;
+    private final Tracing tracing;
 
     /**
      * @param answerReserveMillis the end of each request's budget kept for storing its answer (the
@@ -42,6 +45,13 @@ public final class OrderService {
      */
     public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
             long answerReserveMillis) {
+        this(engine, saga, keys, orders, clock, answerReserveMillis, Tracing.off());
+    }
+
+    /** @param tracing the edge traces each submission with it ({@link #tracing()}) */
+    public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
+            long answerReserveMillis, Tracing tracing) {
+        this.tracing = tracing;
         this.engine = engine;
         this.saga = saga;
         this.keys = keys;
@@ -57,6 +67,18 @@ public final class OrderService {
      */
     public SubmitResult submit(String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
         UUID orderId = UUID.randomUUID();
+        // The request thread's logs carry the order (and the trace) from here on, until it answers.
+        try (LogContext logged = LogContext.of(orderId)) {
+            return submit(orderId, idempotencyKey, request, deadlineEpochMillis);
+        }
+    }
+
+    /** The tracing submissions run under: the edge starts their server spans with it. */
+    public Tracing tracing() {
+        return tracing;
+    }
+
+    private SubmitResult submit(UUID orderId, String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
         String hash = request.hash();
         OrderData data = new OrderData(orderId, request.customerId(), request.currency(), request.totalCents(),
                 request.lines());

@@ -1,5 +1,8 @@
 package org.sagas.orchestrator.saga;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +18,9 @@ import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.persistence.Inbox;
+import org.sagas.orchestrator.tracing.LogContext;
+import org.sagas.orchestrator.tracing.Traceparent;
+import org.sagas.orchestrator.tracing.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +40,7 @@ public final class SagaEngine {
     private final Clock clock;
     private final SagaTimings timings;
     private final Runnable afterOutboxWrite;
+    private final Tracing tracing;
     private final Map<String, SagaDefinition<?>> definitions = new ConcurrentHashMap<>();
     private final List<Consumer<SagaInstance<?>>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<BiConsumer<UUID, IncidentCause>> incidentListeners =
@@ -43,10 +50,19 @@ public final class SagaEngine {
      * @param afterOutboxWrite called after a commit that wrote outbox rows (wakes an in-process relay)
      */
     public SagaEngine(Jdbi jdbi, Clock clock, SagaTimings timings, Runnable afterOutboxWrite) {
+        this(jdbi, clock, timings, afterOutboxWrite, Tracing.off());
+    }
+
+    /**
+     * @param tracing when on, a saga run later than its creation (a parked one resumed, one taken
+     *     over after a lease) runs in a new trace linked to the one that created it (ADR 0018)
+     */
+    public SagaEngine(Jdbi jdbi, Clock clock, SagaTimings timings, Runnable afterOutboxWrite, Tracing tracing) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.timings = timings;
         this.afterOutboxWrite = afterOutboxWrite;
+        this.tracing = tracing;
     }
 
     public <D> SagaEngine register(SagaDefinition<D> definition) {
@@ -132,8 +148,16 @@ public final class SagaEngine {
         }
     }
 
-    /** A reply and the saga it answers. */
-    public record Reply(IncomingMessage message, UUID sagaId) {}
+    /**
+     * A reply and the saga it answers; {@code trace} is the context its consumer continues
+     * ({@link Context#root()} when untraced): the transition it causes, and the outbox rows it
+     * writes, belong to that trace.
+     */
+    public record Reply(IncomingMessage message, UUID sagaId, Context trace) {
+        public Reply(IncomingMessage message, UUID sagaId) {
+            this(message, sagaId, Context.root());
+        }
+    }
 
     /**
      * Applies a reply to the saga it answers ({@code correlationId} = saga id), recording the
@@ -162,10 +186,13 @@ public final class SagaEngine {
             List<Applied<?>> list = new ArrayList<>();
             for (Reply reply : replies) {
                 SagaInstance<?> instance = current.get(reply.sagaId());
-                Applied<?> applied = !fresh.remove(reply.message().messageId())
-                        ? new Applied<>(ReplyOutcome.DUPLICATE, null, null)
-                        : instance == null ? new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null)
-                        : applyReply(h, instance, reply.message());
+                Applied<?> applied;
+                try (Scope trace = inTrace(reply.trace()); LogContext logged = LogContext.of(reply.sagaId())) {
+                    applied = !fresh.remove(reply.message().messageId())
+                            ? new Applied<>(ReplyOutcome.DUPLICATE, null, null)
+                            : instance == null ? new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null)
+                            : applyReply(h, instance, reply.message());
+                }
                 if (applied.transition() != null) {
                     current.put(reply.sagaId(), applied.transition().after());
                 }
@@ -174,10 +201,12 @@ public final class SagaEngine {
             return list;
         });
         List<ReplyOutcome> outcomes = new ArrayList<>();
-        for (Applied<?> applied : results) {
+        for (int i = 0; i < results.size(); i++) {
+            Applied<?> applied = results.get(i);
             if (applied.transition() != null) {
                 committed(applied.transition());
-                try {
+                try (Scope trace = inTrace(replies.get(i).trace());
+                        LogContext logged = LogContext.of(applied.transition().after().id())) {
                     resumeInline(applied);
                 } catch (RuntimeException e) {
                     // Committed and due after its lease: the due-time runner takes it from here.
@@ -188,6 +217,11 @@ public final class SagaEngine {
             outcomes.add(applied.outcome());
         }
         return outcomes;
+    }
+
+    /** Makes {@code trace} current while tracing is on; nothing at all while it is off. */
+    private Scope inTrace(Context trace) {
+        return tracing.on() ? trace.makeCurrent() : Scope.noop();
     }
 
     /**
@@ -209,18 +243,18 @@ public final class SagaEngine {
             java.util.concurrent.Executor executor) {
         Instant now = clock.instant();
         Instant lease = now.plus(timings.lease());
-        List<SagaInstance<?>> claimed = jdbi.inTransaction(h -> {
-            List<SagaInstance<?>> list = new ArrayList<>();
+        List<Claimed> claimed = jdbi.inTransaction(h -> {
+            List<Claimed> list = new ArrayList<>();
             for (SagaStore.Row row : SagaStore.lockDue(h, now, limit, skipParkedOn, onlyParkedOn)) {
                 SagaStore.claim(h, row.id(), row.version(), lease);
-                list.add(claimedInstance(definition(row.type()), row, lease));
+                list.add(new Claimed(claimedInstance(definition(row.type()), row, lease), row.traceparent()));
             }
             return list;
         });
         List<java.util.concurrent.CompletableFuture<Void>> runs = new ArrayList<>();
-        for (SagaInstance<?> instance : claimed) {
+        for (Claimed c : claimed) {
             runs.add(java.util.concurrent.CompletableFuture.runAsync(
-                    () -> runClaimed(instance, clock.millis() + stepBudgetMillis), executor));
+                    () -> runClaimed(c, clock.millis() + stepBudgetMillis), executor));
         }
         java.util.concurrent.CompletableFuture.allOf(runs.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
         return claimed.size();
@@ -407,6 +441,10 @@ public final class SagaEngine {
         }
         Transition<D> t = SagaDecisions.afterReply(def, instance, result, clock.instant(), timings);
         write(h, def, t);
+        if (tracing.on()) {
+            // On the reply consumer's span: the trace shows where the reply took the saga.
+            Span.current().setAttribute("saga.status", t.after().label());
+        }
         return new Applied<>(ReplyOutcome.APPLIED, def, t);
     }
 
@@ -435,11 +473,39 @@ public final class SagaEngine {
         }
     }
 
+    /** A claimed instance and the trace that created it (null when untraced). */
+    private record Claimed(SagaInstance<?> instance, String origin) {}
+
+    /**
+     * Runs a claimed saga; when tracing is on, in a new trace whose root span links to the trace
+     * that created the saga: a resume is its own story, minutes or hours after the request.
+     */
+    private void runClaimed(Claimed claimed, long deadline) {
+        SagaInstance<?> instance = claimed.instance();
+        Span span = tracing.on() ? tracing.startLinked("saga " + instance.type() + " resume",
+                Traceparent.parse(claimed.origin())) : null;
+        try (Scope trace = span != null ? span.makeCurrent() : Scope.noop();
+                LogContext logged = LogContext.of(instance.id())) {
+            if (span != null) {
+                span.setAttribute("saga.id", instance.id().toString());
+                span.setAttribute("saga.step", instance.step());
+            }
+            runClaimed(instance, deadline);
+        } finally {
+            if (span != null) {
+                span.end();
+            }
+        }
+    }
+
     private <D> void runClaimed(SagaInstance<D> instance, long deadline) {
         @SuppressWarnings("unchecked")
         SagaDefinition<D> def = (SagaDefinition<D>) definition(instance.type());
         try {
-            advance(def, instance, deadline);
+            SagaInstance<D> after = advance(def, instance, deadline);
+            if (tracing.on()) {
+                Span.current().setAttribute("saga.status", after.label());
+            }
         } catch (ConcurrentSagaUpdate e) {
             log.info("saga {} moved on elsewhere: {}", instance.id(), e.getMessage());
         } catch (RuntimeException e) {

@@ -12,18 +12,23 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.persistence.OutboxWriter;
+import org.sagas.orchestrator.tracing.Traceparent;
 
 /** Reads and writes saga instances, their history and their outbox rows. Stateless, thread-safe. */
 final class SagaStore {
     private static final String COLUMNS = "saga_id, saga_type, status, step, label, version, data::text AS data,"
             + " parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at,"
-            + " completed_steps, step_retries, cause_code, cause_detail, incident_cause, incident_detail, incident_at";
+            + " completed_steps, step_retries, cause_code, cause_detail, incident_cause, incident_detail, incident_at,"
+            + " traceparent";
 
-    /** A row as stored, before its data is read with the definition's type. */
+    /**
+     * A row as stored, before its data is read with the definition's type; {@code traceparent} is
+     * the trace that created the saga (null when it was not traced).
+     */
     record Row(UUID id, String type, SagaStatus status, String step, String label, int version, String data,
             String parkedOn, String parkReason, int parkCount, Instant nextAttemptAt, Instant stepDeadlineAt,
             Instant expiresAt, Instant createdAt, int completedSteps, int stepRetries, Reason cause,
-            Incident incident) {
+            Incident incident, String traceparent) {
 
         <D> SagaInstance<D> as(SagaDefinition<D> def) {
             return new SagaInstance<>(id, type, status, def.indexOf(step), step, label, version,
@@ -39,13 +44,16 @@ final class SagaStore {
 
     static <D> void insert(Handle h, Transition<D> t) {
         SagaInstance<D> s = t.after();
-        // One round trip for the instance and its first history row.
+        // One round trip for the instance and its first history row. The trace that creates the saga
+        // (null while tracing is off) is kept, so a later resume can link to it.
         h.createUpdate("WITH created AS (INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version,"
                         + " data, parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at,"
-                        + " created_at, completed_steps, step_retries) VALUES (:id, :type, :status, :step, :label,"
-                        + " :version, CAST(:data AS jsonb), :parkedOn, :parkReason, :parkCount, :next, :stepDeadline,"
-                        + " :expires, :created, :completed, :retries) RETURNING saga_id) " + HISTORY + " FROM created")
+                        + " created_at, completed_steps, step_retries, traceparent) VALUES (:id, :type, :status, :step,"
+                        + " :label, :version, CAST(:data AS jsonb), :parkedOn, :parkReason, :parkCount, :next,"
+                        + " :stepDeadline, :expires, :created, :completed, :retries, :traceparent) RETURNING saga_id) "
+                        + HISTORY + " FROM created")
                 .bind("id", s.id()).bind("type", s.type()).bind("created", ts(s.createdAt()))
+                .bind("traceparent", Traceparent.current())
                 .bindMap(reason(t.reason())).bindMap(values(s)).execute();
         OutboxWriter.append(h, t.messages(), s.id().toString());
     }
@@ -159,7 +167,7 @@ final class SagaStore {
                         : Reason.of(rs.getString("cause_code"), rs.getString("cause_detail")),
                 rs.getString("incident_cause") == null ? null : new Incident(
                         IncidentCause.valueOf(rs.getString("incident_cause")), rs.getString("incident_detail"),
-                        instant(rs, "incident_at")));
+                        instant(rs, "incident_at")), rs.getString("traceparent"));
     }
 
     /**

@@ -5,7 +5,8 @@ import java.util.UUID;
 
 /**
  * One committed, unpublished outbox row, as the relay reads it; {@code shard} is the row's lease
- * shard, which the relay's delete looks the row up by (see {@link RelaySession}).
+ * shard, which the relay's delete looks the row up by (see {@link RelaySession}); {@code traceparent}
+ * is the W3C trace context its writer stored (null when it traced nothing).
  */
 public record OutboxRow(
         long id,
@@ -16,4 +17,5 @@ public record OutboxRow(
         String messageType,
         String correlationId,
         String payload,
-        Instant createdAt) {}
+        Instant createdAt,
+        String traceparent) {}

@@ -103,6 +103,10 @@ public final class PublishRound {
         if (row.correlationId() != null) {
             headers.add("correlation-id", row.correlationId().getBytes(StandardCharsets.UTF_8));
         }
+        if (row.traceparent() != null) {
+            // Copied as stored: the consumer continues the writer's trace (ADR 0018).
+            headers.add("traceparent", row.traceparent().getBytes(StandardCharsets.UTF_8));
+        }
         ProducerRecord<String, String> record =
                 new ProducerRecord<>(row.topic(), null, row.aggregateId(), row.payload(), headers);
         AtomicBoolean reported = new AtomicBoolean();
