@@ -95,7 +95,8 @@ class OpenApiDocumentsTest {
             assertThat(parameter.path("in").asText()).isEqualTo("header");
             headers.add(parameter.path("name").asText() + (parameter.path("required").asBoolean() ? "!" : ""));
         }
-        assertThat(headers).containsExactlyInAnyOrder("Idempotency-Key!", "X-Deadline", "X-Priority");
+        assertThat(headers).containsExactlyInAnyOrder("Idempotency-Key!", "X-Deadline", "X-Priority",
+                "traceparent");
         JsonNode scheme = contract.document().at("/components/securitySchemes/apiKey");
         assertThat(scheme.path("type").asText()).isEqualTo("http");
         assertThat(scheme.path("scheme").asText()).isEqualTo("bearer");
