@@ -1,0 +1,91 @@
+package org.sagas.orchestrator.admin;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.sagas.orchestrator.ordering.OrderStatus;
+import org.sagas.orchestrator.ordering.OrderStore;
+import org.sagas.orchestrator.saga.SagaEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /admin/overview}: the figures an operator looks at first, in one read-only answer —
+ * orders by status, incidents by cause, pending confirmation (count, oldest), each breaker, the
+ * outbox's backlog, dead letters (outbox and Kafka) and open reconciliation findings. The console's
+ * overview polls it. A part that cannot be read (Kafka away) is answered as {@code null} with its
+ * error under {@code unavailable}, so one broken source does not blank the rest. Thread-safe.
+ */
+final class OverviewRoutes {
+    private static final Logger log = LoggerFactory.getLogger(OverviewRoutes.class);
+
+    private final OrderStore orders;
+    private final SagaEngine engine;
+    private final OverviewSources sources;
+    private final KafkaDeadLetters kafka;
+    private final Clock clock;
+
+    OverviewRoutes(OrderStore orders, SagaEngine engine, OverviewSources sources, KafkaDeadLetters kafka,
+            Clock clock) {
+        this.orders = orders;
+        this.engine = engine;
+        this.sources = sources;
+        this.kafka = kafka;
+        this.clock = clock;
+    }
+
+    void register(RoutesConfig routes) {
+        routes.get("/admin/overview", this::overview);
+    }
+
+    private void overview(Context ctx) {
+        Instant now = clock.instant();
+        Map<String, Object> body = new LinkedHashMap<>();
+        Map<String, String> unavailable = new TreeMap<>();
+        body.put("at", now);
+        OrderStore.Counts counts = orders.counts(Arrays.asList(OrderStatus.values()));
+        Map<String, Long> byStatus = new LinkedHashMap<>();
+        for (OrderStatus s : OrderStatus.values()) {
+            byStatus.put(s.name(), counts.byStatus().getOrDefault(s, 0L));
+        }
+        body.put("orders", byStatus);
+        Map<String, Object> pending = new LinkedHashMap<>();
+        pending.put("count", byStatus.get(OrderStatus.PENDING_CONFIRMATION.name()));
+        long oldest = counts.oldestPendingEpochMillis();
+        pending.put("oldestCreatedAt", oldest == 0 ? null : Instant.ofEpochMilli(oldest));
+        pending.put("oldestAgeSeconds", oldest == 0 ? null : Math.max(0, now.toEpochMilli() - oldest) / 1000);
+        body.put("pendingConfirmation", pending);
+        Map<String, Long> incidents = new TreeMap<>();
+        engine.incidentCounts().forEach((cause, n) -> incidents.put(cause.name(), n));
+        body.put("incidents", incidents);
+        body.put("breakers", part("breakers", unavailable, () -> {
+            List<Map<String, Object>> list = new ArrayList<>();
+            new TreeMap<>(sources.breakers()).forEach((dependency, state) -> list.add(Map.of("dependency",
+                    dependency, "state", state.name())));
+            return list;
+        }));
+        body.put("outbox", part("outbox", unavailable, sources::outbox));
+        body.put("kafkaDeadLetters", part("kafkaDeadLetters", unavailable, kafka::topics));
+        body.put("openFindings", part("openFindings", unavailable, () -> new TreeMap<>(sources.openFindings())));
+        body.put("unavailable", unavailable);
+        AdminServer.json(ctx, 200, body);
+    }
+
+    private static Object part(String name, Map<String, String> unavailable, java.util.function.Supplier<?> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            // Visible twice: in the answer (the console shows it) and in the log.
+            log.warn("overview: {} unavailable: {}", name, e.toString());
+            unavailable.put(name, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            return null;
+        }
+    }
+}
