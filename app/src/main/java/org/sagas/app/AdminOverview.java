@@ -2,6 +2,7 @@ package org.sagas.app;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.sagas.orchestrator.admin.OverviewSources;
 import org.sagas.orchestrator.resilience.CircuitState;
 import org.sagas.orchestrator.resilience.ResilientDependency;
@@ -24,10 +25,10 @@ final class AdminOverview implements OverviewSources {
     }
 
     @Override
-    public Map<String, CircuitState> breakers() {
-        Map<String, CircuitState> states = new LinkedHashMap<>();
+    public Map<String, Optional<CircuitState>> breakers() {
+        Map<String, Optional<CircuitState>> states = new LinkedHashMap<>();
         for (ResilientDependency d : dependencies) {
-            states.put(d.name(), d.state());
+            states.put(d.name(), d.config().breaker().isPresent() ? Optional.of(d.state()) : Optional.empty());
         }
         return states;
     }

@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class OverviewRoutes {
     private static final Logger log = LoggerFactory.getLogger(OverviewRoutes.class);
+    /** The state shown for a dependency configured without a breaker (SAGA_INVENTORY_LAYERS). */
+    static final String NO_BREAKER = "NO_BREAKER";
 
     private final OrderStore orders;
     private final SagaEngine engine;
@@ -68,7 +70,7 @@ final class OverviewRoutes {
         body.put("breakers", part("breakers", unavailable, () -> {
             List<Map<String, Object>> list = new ArrayList<>();
             new TreeMap<>(sources.breakers()).forEach((dependency, state) -> list.add(Map.of("dependency",
-                    dependency, "state", state.name())));
+                    dependency, "state", state.map(Enum::name).orElse(NO_BREAKER))));
             return list;
         }));
         body.put("outbox", part("outbox", unavailable, sources::outbox));

@@ -1,6 +1,7 @@
 package org.sagas.orchestrator.admin;
 
 import java.util.Map;
+import java.util.Optional;
 import org.sagas.orchestrator.resilience.CircuitState;
 
 /**
@@ -21,7 +22,7 @@ public interface OverviewSources {
     /** Nothing known: no breakers, an empty outbox, no findings. */
     OverviewSources NONE = new OverviewSources() {
         @Override
-        public Map<String, CircuitState> breakers() {
+        public Map<String, Optional<CircuitState>> breakers() {
             return Map.of();
         }
 
@@ -36,8 +37,8 @@ public interface OverviewSources {
         }
     };
 
-    /** Each dependency's breaker state, by dependency name. */
-    Map<String, CircuitState> breakers();
+    /** Each dependency's breaker state, by dependency name; empty for a dependency without a breaker. */
+    Map<String, Optional<CircuitState>> breakers();
 
     Backlog outbox();
 
