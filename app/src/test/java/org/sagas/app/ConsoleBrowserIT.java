@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
@@ -48,6 +49,7 @@ class ConsoleBrowserIT extends GameDayLifecycle {
     private static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
     /** Markup with a script in an attribute: the console must show it as these characters. */
     private static final String HOSTILE = "<img src=x onerror=alert(1)>";
+    private static final String BROWSER_ZONE = "Asia/Kolkata";
     private static final Duration PAGE = Duration.ofSeconds(15);
     private static final Duration SETTLE = Duration.ofSeconds(60);
 
@@ -73,8 +75,9 @@ class ConsoleBrowserIT extends GameDayLifecycle {
                 + " (install Debian's chromium and chromium-driver, e.g. sudo ops/install-browser.sh)");
         profile = Files.createTempDirectory("console-chromium-");
         // The driver's path is given, and so is the browser's: Selenium Manager has nothing to look for or fetch.
+        // A zone away from UTC (the server's), so times shown in the browser's zone are told apart.
         driverService = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
+                .usingAnyFreePort().withEnvironment(Map.of("TZ", BROWSER_ZONE)).build();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -136,7 +139,9 @@ class ConsoleBrowserIT extends GameDayLifecycle {
                 By.xpath("//section[@aria-label='Orders that need attention (newest first)']//tr[.//a[text()='" + id
                         + "']]")), r -> r != null);
         assertThat(row.getText()).contains("PENDING_CONFIRMATION", customer);
-        assertThat(Long.parseLong(browser.findElement(By.id("pending-count")).getText())).isPositive();
+        // And counted (the figures may be a second old: the page's next refresh has them)
+        await().atMost(PAGE).ignoreExceptions().until(() -> Long.parseLong(browser.findElement(By.id("pending-count"))
+                .getText()) > 0);
         screenshot("01-overview");
 
         // When the inventory is back and the operator finds the order by its customer and opens it
@@ -167,6 +172,17 @@ class ConsoleBrowserIT extends GameDayLifecycle {
         assertThat(text.split(java.util.regex.Pattern.quote(HOSTILE), -1)).hasSizeGreaterThanOrEqualTo(3);
         assertThat(browser.findElements(By.tagName("img"))).isEmpty();
         assertNoAlert();
+        // And every time on the page is the API's instant in the browser's zone, not the server's UTC
+        JavascriptExecutor js = (JavascriptExecutor) browser;
+        assertThat(((Number) js.executeScript("return new Date().getTimezoneOffset()")).intValue()).as("UTC+5:30")
+                .isEqualTo(-330);
+        List<?> times = (List<?>) js.executeScript("return [...document.querySelectorAll('time')]"
+                + ".map(t => [t.dateTime, t.textContent, new Date(t.dateTime).toLocaleString()])");
+        assertThat(times).hasSizeGreaterThan(5).allSatisfy(t -> {
+            List<?> time = (List<?>) t;
+            assertThat(time.get(1)).isEqualTo(time.get(2));
+            assertThat((String) time.get(0)).endsWith("Z");
+        });
         assertThat(AdminHttp.operator(product).auditOf(id.toString()).get(0).path("reason").asText())
                 .isEqualTo(HOSTILE + " inventory is back");
 
@@ -224,7 +240,7 @@ class ConsoleBrowserIT extends GameDayLifecycle {
         signIn();
         open("#/overview");
         await().atMost(PAGE).ignoreExceptions().until(() -> browser.findElement(By.id("pending-count")) != null);
-        List<?> violations = (List<?>) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+        List<?> violations = (List<?>) ((JavascriptExecutor) browser).executeScript(
                 "return performance.getEntriesByType('resource').filter(e => !e.name.startsWith(location.origin))"
                         + ".map(e => e.name)");
         assertThat(violations).as("requests to other origins").isEmpty();
