@@ -246,6 +246,37 @@ class ConsoleBrowserIT extends GameDayLifecycle {
         assertThat(violations).as("requests to other origins").isEmpty();
     }
 
+    @Test
+    void shouldBeUsableWithTheKeyboardWithTheFocusInSight() {
+        // Given the overview, signed in, freshly loaded (focus at the top of the document)
+        signIn();
+        open("#/overview");
+        browser.navigate().refresh();
+        await().atMost(PAGE).ignoreExceptions().until(() -> browser.findElement(By.id("pending-count")) != null);
+        JavascriptExecutor js = (JavascriptExecutor) browser;
+
+        // When the operator tabs in: the first stop is the skip link, drawn with a focus ring
+        browser.findElement(By.tagName("body")).sendKeys(Keys.TAB);
+        WebElement skip = browser.switchTo().activeElement();
+        assertThat(skip.getText()).isEqualTo("Skip to content");
+        assertThat(js.executeScript("return getComputedStyle(document.activeElement).outlineStyle")).isEqualTo("solid");
+        // And following it moves to the page without leaving it
+        skip.sendKeys(Keys.ENTER);
+        assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("view");
+        assertThat(browser.getCurrentUrl()).endsWith("#/overview");
+
+        // When the operator tabs through the header to the search page and opens it with Enter
+        WebElement search = browser.findElement(By.linkText("Search"));
+        search.sendKeys(Keys.ENTER);
+        // Then the search form is there, its first field reachable, and Enter in a field submits it
+        WebElement customer = await().atMost(PAGE).ignoreExceptions().until(() -> browser.findElement(
+                By.id("f-customerId")), f -> f != null);
+        customer.sendKeys("c-nobody-" + UUID.randomUUID().toString().substring(0, 8), Keys.ENTER);
+        await().atMost(PAGE).until(() -> browser.getCurrentUrl().contains("#/search?customerId=c-nobody-"));
+        await().atMost(PAGE).ignoreExceptions().until(() -> browser.findElement(By.tagName("main")).getText()
+                .contains("No orders match."));
+    }
+
     private void signIn() {
         browser.get(product.admin("/console/").toString());
         WebElement token = browser.findElement(By.id("token"));

@@ -519,6 +519,8 @@
   }
 
   // ---- start ----------------------------------------------------------------------------------
+  // The skip link focuses the page; followed as a link it would change the route (#view).
+  document.querySelector("a.skip").addEventListener("click", (ev) => { ev.preventDefault(); view.focus(); });
   window.addEventListener("hashchange", () => route(true));
   api("GET", "/admin/whoami").then(w => {
     me = w;
