@@ -8,6 +8,7 @@ import org.sagas.adapters.messaging.KafkaDeadLetterTopics;
 import org.sagas.orchestrator.admin.AdminServer;
 import org.sagas.orchestrator.admin.AdminTokens;
 import org.sagas.orchestrator.ordering.OrderStore;
+import org.sagas.relay.OutboxBacklog;
 import org.sagas.relay.OutboxDeadLetters;
 import org.sagas.reconciler.FindingsReader;
 import org.slf4j.Logger;
@@ -54,7 +55,8 @@ final class AdminRole implements AutoCloseable {
                     new AdminServer.Parts(node.jdbi, node.engine, new OrderStore(node.jdbi),
                             new HttpParticipantViews(URI.create(s.inventoryUrl()), URI.create(s.paymentUrl())),
                             new RelayDeadLetters(new OutboxDeadLetters(node.dataSource)), kafka, node.clock,
-                            new FindingsReader(node.jdbi)::list));
+                            new FindingsReader(node.jdbi)::list, new AdminOverview(new OutboxBacklog(node.dataSource),
+                                    new FindingsReader(node.jdbi), node.inventory, node.payments)));
             return new AdminRole(server, kafka, tokenFile);
         } catch (RuntimeException e) {
             kafka.close();

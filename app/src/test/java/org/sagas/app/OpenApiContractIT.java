@@ -277,6 +277,7 @@ class OpenApiContractIT extends GameDayLifecycle {
         String findings = "/admin/reconciliation/findings";
         assertThat(admin("GET", findings, findings + "?limit=5", null).statusCode()).isEqualTo(200);
         assertThat(admin("GET", findings, findings + "?kind=LOST_PARCEL", null).statusCode()).isEqualTo(400);
+        assertThat(admin("GET", "/admin/overview", "/admin/overview", null).statusCode()).isEqualTo(200);
         assertThat(parked3).isNotNull();
     }
 
@@ -285,6 +286,11 @@ class OpenApiContractIT extends GameDayLifecycle {
     void shouldAnswerTheConsolePagesAsTheContractSays() {
         product.ensure(AdminHttp.SETTINGS);
         ADMIN.check("GET", "/console/", send("GET", product.admin("/console/"), null));
+        for (String asset : List.of("/console/console.js", "/console/console.css", "/console/favicon.svg")) {
+            HttpResponse<String> r = send("GET", product.admin(asset), null);
+            ADMIN.check("GET", asset, r);
+            assertThat(r.statusCode()).as(asset).isEqualTo(200);
+        }
         HttpResponse<String> wrong = form("/console/login", "token=not-a-token");
         ADMIN.check("POST", "/console/login", wrong);
         assertThat(wrong.statusCode()).isEqualTo(401);

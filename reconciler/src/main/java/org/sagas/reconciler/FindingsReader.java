@@ -62,6 +62,17 @@ public final class FindingsReader {
                 .list()));
     }
 
+    /** Open findings per kind (kinds with none left out), for the console's overview. */
+    public java.util.Map<String, Long> openCounts() {
+        return jdbi.withHandle(h -> {
+            java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+            h.createQuery("SELECT kind, count(*) FROM reconciliation_finding WHERE state = 'OPEN' GROUP BY kind")
+                    .map((rs, ctx) -> java.util.Map.entry(rs.getString(1), rs.getLong(2)))
+                    .forEach(e -> counts.put(e.getKey(), e.getValue()));
+            return counts;
+        });
+    }
+
     private static FindingKind kind(String kind) {
         if (kind == null || kind.isBlank()) {
             return null;

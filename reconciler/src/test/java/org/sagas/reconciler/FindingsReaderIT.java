@@ -52,6 +52,12 @@ class FindingsReaderIT {
     }
 
     @Test
+    void shouldCountOnlyOpenFindingsPerKindForTheOverview() {
+        assertThat(reader.openCounts()).containsExactly(java.util.Map.entry("AMOUNT_MISMATCH", 1L),
+                java.util.Map.entry("CHARGED_NOT_CONFIRMED", 1L));
+    }
+
+    @Test
     void shouldRefuseParametersOutOfRangeNamingThem() {
         assertThatThrownBy(() -> reader.list("DOUBLE_CHARGE", null, null)).hasMessageContaining("kind");
         assertThatThrownBy(() -> reader.list(null, "yes", null)).hasMessageContaining("open");

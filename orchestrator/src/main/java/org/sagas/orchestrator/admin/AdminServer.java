@@ -48,10 +48,14 @@ public final class AdminServer implements AutoCloseable {
         }
     }
 
-    /** What the operator API works on: the product's own parts and the ports to the rest. */
+    /**
+     * What the operator API works on: the product's own parts and the ports to the rest.
+     *
+     * @param overview the overview's figures from outside the orchestrator ({@link OverviewSources#NONE}: none)
+     */
     public record Parts(Jdbi jdbi, SagaEngine engine, OrderStore orders, ParticipantViews participants,
             OutboxDeadLetterPort outboxDeadLetters, KafkaDeadLetters kafkaDeadLetters, Clock clock,
-            ReconciliationFindings findings) {}
+            ReconciliationFindings findings, OverviewSources overview) {}
 
     private final Javalin app;
     private final BatchRunner batchRunner;
@@ -93,6 +97,8 @@ public final class AdminServer implements AutoCloseable {
                     .register(c.routes);
             new AuditRoutes(audit, guard).register(c.routes);
             new ReconciliationRoutes(parts.findings()).register(c.routes);
+            new OverviewRoutes(parts.orders(), parts.engine(), parts.overview(), parts.kafkaDeadLetters(),
+                    parts.clock()).register(c.routes);
             console.register(c.routes);
             CONTRACT.register(c.routes);
             c.routes.exception(AdminRefusal.class, (e, ctx) -> Problems.send(ctx, e.status(), e.type(), e.title(),
