@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -21,7 +20,6 @@ import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.ordering.OrderMessages.RefundPayment;
-import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderReason;
@@ -34,10 +32,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes {@code payments.commands}, charges the provider with the command's idempotency key and
- * publishes the outcomes to {@code payments.events} through the outbox, recording the commands'
- * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
- * A redelivered command has no second effect: the inbox skips it, and the provider answers a
- * repeated key from its ledger. A charge the provider refuses for good (a {@link
+ * publishes the outcomes to {@code payments.events} through the outbox (one transaction for each
+ * batch the consumer hands over). A redelivered command has no second effect: the provider answers
+ * a repeated key from its ledger, and the saga ignores a second reply, since the first moved it past
+ * its wait (no inbox row: docs/decisions/0019). A charge the provider refuses for good (a {@link
  * ParticipantRefused}: nothing charged) is answered as a decline with code {@code payment_refused},
  * so the order is cancelled and its stock released. A command that cannot be parsed goes to
  * {@code payments.commands.dlt} with the reason.
@@ -124,21 +122,10 @@ public final class PaymentWorker implements AutoCloseable {
         if (charged.replies().isEmpty()) {
             return charged.rejected();
         }
-        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
-            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, charged.replies().keySet());
-            List<OutgoingMessage> out = new ArrayList<>();
-            charged.replies().forEach((id, reply) -> {
-                if (fresh.contains(id)) {
-                    out.add(reply);
-                }
-            });
-            OutboxWriter.append(h, out);
-            return out;
-        });
-        if (!first.isEmpty()) {
-            afterOutboxWrite.run();
-            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
-        }
+        List<OutgoingMessage> out = List.copyOf(charged.replies().values());
+        jdbi.useTransaction(h -> OutboxWriter.append(h, out));
+        afterOutboxWrite.run();
+        out.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
         return charged.rejected();
     }
 
@@ -162,7 +149,7 @@ public final class PaymentWorker implements AutoCloseable {
                 // The batch's charges run side by side (the provider's bulkhead bounds them), so a
                 // slow provider costs one call's latency per batch, not one per command. A
                 // redelivered command calls the provider again with the same key and gets the
-                // stored answer; the inbox keeps its effect (the reply) to one.
+                // stored answer; the saga takes the first reply only.
                 calls.put(message.messageId(), new Charging(record, command,
                         CompletableFuture.supplyAsync(() -> charge.apply(command), charging)));
             } catch (PoisonMessage poison) {
