@@ -7,9 +7,6 @@ import org.jdbi.v3.core.Handle;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
-import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
-import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
-import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.persistence.OutboxWriter;
@@ -86,29 +83,25 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         }
     }
 
+    /**
+     * The customer's notice. The order's end itself is told by its last {@code OrderStatusChanged}
+     * (written with the same transition, see {@link #onTransition}): the older end-of-order events
+     * said the same again in a row of their own, so they are no longer written (docs/decisions/0019).
+     */
     @Override
     public List<OutgoingMessage> onEnd(SagaInstance<OrderData> ended, Reason reason) {
         OrderData o = ended.data();
-        String key = o.orderId().toString();
         // Customers get the stable code only; the detail stays in the history for operators.
         String code = reason.code();
         if (ended.status() == SagaStatus.COMPLETED) {
-            return List.of(
-                    new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CONFIRMED,
-                            new OrderConfirmed(o.orderId(), o.customerId(), o.totalCents(), o.currency())),
-                    notice(o, "CONFIRMED", "Your order is confirmed."));
+            return List.of(notice(o, "CONFIRMED", "Your order is confirmed."));
         }
         if (OrderStatus.REJECTED.name().equals(ended.label())) {
-            return List.of(
-                    new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_REJECTED,
-                            new OrderRejected(o.orderId(), o.customerId(), code)),
-                    notice(o, "REJECTED", "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
+            return List.of(notice(o, "REJECTED",
+                    "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }
-        return List.of(
-                new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CANCELLED,
-                        new OrderCancelled(o.orderId(), o.customerId(), code)),
-                notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
-                        + "). Nothing was charged."));
+        return List.of(notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
+                + "). Nothing was charged."));
     }
 
     /**

@@ -70,7 +70,7 @@ class OrderSubmissionIT {
         assertThat(bed.engine.runDue(100, Set.of(), null, 1000)).isZero();
         assertThat(bed.orders.find(id).orElseThrow().history()).extracting(OrderStore.HistoryEntry::reason)
                 .containsExactly("started", "order_refused");
-        assertThat(bed.outboxTypes(id)).containsExactly("OrderRejected", "CustomerNotice");
+        assertThat(bed.outboxTypes(id)).containsExactly("CustomerNotice");
         // And each status it had is an event, in the transitions' transactions
         assertThat(bed.statusEvents(id)).containsExactly("PENDING_CONFIRMATION", "REJECTED");
     }
