@@ -140,9 +140,8 @@ class RecoveryIT {
         UUID id = UUID.randomUUID();
         Node node = product.product().node();
         OrderData data = new OrderData(id, "c-orphan", "EUR", 500, java.util.List.of(new OrderLine(sku, 1, 500)));
-        node.engine.start(node.orderSaga, id, data, h -> h.createUpdate("INSERT INTO orders (order_id, customer_id,"
-                + " currency, total_cents, lines, status) VALUES (:id, 'c-orphan', 'EUR', 500, '[]'::jsonb,"
-                + " 'PENDING_CONFIRMATION')").bind("id", id).execute());
+        // (The order is its saga's row: the orders view shows it from here.)
+        node.engine.start(node.orderSaga, id, data, h -> {});
 
         // Then, when its lease runs out, a worker runs the step and the saga completes
         product.awaitStatus(id, "CONFIRMED", Duration.ofSeconds(60));

@@ -8,7 +8,6 @@ import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
-import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
@@ -105,16 +104,18 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     }
 
     /**
-     * Keeps the order's status in step with the saga; and when this transition resolves the
-     * submission (the first outcome of the reservation, whoever ran it: the request, or a
-     * saga-worker after the request's process died), stores the answer under its Idempotency-Key.
+     * Tells every change of the order's status (its saga's label) as an event, in the transition's
+     * transaction. Nothing is stored under the Idempotency-Key
+     * when the submission resolves: a repeated key is answered from this transition's history row
+     * (see {@link OrderService}).
      */
     @Override
     public void onTransition(Handle handle, Transition<OrderData> t) {
         SagaInstance<OrderData> after = t.after();
         OrderStatus status = OrderStatus.valueOf(after.label());
-        // Version 0: the order row was inserted with this status in the same transaction.
-        boolean changed = after.version() == 0 || OrderStore.updateStatus(handle, after.id(), status);
+        // The order's status is the saga's label (the orders view): an event when it is new or changed.
+        // Only a real change counts: a transition that keeps the status (a parked retry) is no event.
+        boolean changed = after.version() == 0 || !after.label().equals(t.before().label());
         if (changed) {
             // Every status change is an event, in the transition's transaction (DESIGN.md 9, docs/events.md).
             OrderData o = after.data();
@@ -123,13 +124,9 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
                             status.name(), t.reason().code(), o.totalCents(), o.currency(), after.version(),
                             java.time.Instant.now()))), after.id().toString());
         }
-        if (after.version() != 0 && resolvesSubmission(t)) {
-            SubmitResult answer = OrderAnswers.of(after.id(), status, after.cause(), false);
-            IdempotencyStore.completeForOrder(handle, after.id(), answer.httpStatus(), answer.body());
-        }
     }
 
-    /** The answer a submission resolved by {@code t} gets (see {@link #onTransition}). */
+    /** The answer a submission resolved by {@code t} gets; a replay reads the same back (OrderStore#resolution). */
     static SubmitResult answerFor(Transition<OrderData> t) {
         return OrderAnswers.of(t.after().id(), OrderStatus.valueOf(t.after().label()), t.after().cause(), false);
     }

@@ -55,7 +55,8 @@ final class SagaStore {
         SagaInstance<D> s = t.after();
         // The version check and the history row in one round trip: no row moved, no history written.
         int rows = h.createUpdate("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
-                        + " label = :label, version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
+                        + " label = :label, label_at = CASE WHEN label = :label THEN label_at ELSE now() END,"
+                        + " version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
                         + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
                         + " step_deadline_at = :stepDeadline, expires_at = :expires, completed_steps = :completed,"
                         + " step_retries = :retries, cause_code = :causeCode, cause_detail = :causeDetail,"
