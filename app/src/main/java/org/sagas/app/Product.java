@@ -173,14 +173,17 @@ final class Product implements AutoCloseable {
         if (roles.contains("payment-worker")) {
             var provider = node.paymentClient();
             Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
-            components.start(Component.of("payment-worker", new PaymentWorker(node.jdbi, s.kafkaBootstrap(),
+            // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
+            PaymentWorker.ReplySink replies = roles.contains("saga-worker") ? PaymentWorker.toEngine(node.engine)
+                    : PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+            components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafkaBootstrap(),
                     PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
                     command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
                     refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
                             refund.refundKey(), refund.chargeKey(), timeout)),
-                    node.relayWakeUp(), foreground::yieldToClients, node.registry,
+                    foreground::yieldToClients, node.registry,
                     o.get(OrchestratorSettings.CONSUMER_RETRY),
                     (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
                             .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()

@@ -25,15 +25,17 @@ import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderReason;
 import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.resilience.ParticipantRefused;
+import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.saga.IncomingMessage;
+import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Consumes {@code payments.commands}, charges the provider with the command's idempotency key and
- * publishes the outcomes to {@code payments.events} through the outbox (one transaction for each
- * batch the consumer hands over). A redelivered command has no second effect: the provider answers
+ * hands the outcomes on, a batch at a time: published to {@code payments.events} through the outbox,
+ * or, when the saga engine runs in the same process, to that engine directly ({@link ReplySink}). A redelivered command has no second effect: the provider answers
  * a repeated key from its ledger, and the saga ignores a second reply, since the first moved it past
  * its wait (no inbox row: docs/decisions/0019). A charge the provider refuses for good (a {@link
  * ParticipantRefused}: nothing charged) is answered as a decline with code {@code payment_refused},
@@ -50,9 +52,17 @@ public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
-    private final Jdbi jdbi;
+    /**
+     * Where the worker's replies go, one call per batch: {@link #outbox} (to {@code payments.events},
+     * for a saga engine in any process), or {@link #toEngine} (the engine of this process).
+     */
+    @FunctionalInterface
+    public interface ReplySink {
+        void deliver(List<OutgoingMessage> replies);
+    }
+
+    private final ReplySink replies;
     private final Function<ChargePayment, PaymentProvider.Charge> charge;
-    private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
     /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
     private final ExecutorService charging;
@@ -69,29 +79,60 @@ public final class PaymentWorker implements AutoCloseable {
             Function<ChargePayment, PaymentProvider.Charge> charge,
             Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
-        this(jdbi, bootstrapServers, group, threads, chargingThreads, charge, refund, afterOutboxWrite,
+        this(outbox(jdbi, afterOutboxWrite), bootstrapServers, group, threads, chargingThreads, charge, refund,
                 beforeEachBatch, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
     }
 
     /**
+     * @param replies where the outcomes go: {@link #outbox}, or {@link #toEngine} when the saga engine
+     *     runs in this process
      * @param retryFor how long a command whose charge keeps failing is retried before it is dead-lettered
      * @param onDeadLetter told about each command before it is dead-lettered (the product makes it
      *     the COMMAND_DEAD_LETTERED incident of its order)
      */
-    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
+    public PaymentWorker(ReplySink replies, String bootstrapServers, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge,
-            Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
+            Function<RefundPayment, PaymentProvider.Charge> refund,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
             java.time.Duration retryFor, ConsumerLoop.DeadLetterListener onDeadLetter) {
-        this.jdbi = jdbi;
+        this.replies = replies;
         this.charging = org.sagas.orchestrator.lifecycle.Threads.pool("payment-charge", chargingThreads);
         this.charge = charge;
         this.refund = refund;
-        this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
                         beforeEachBatch, registry, retryFor, onDeadLetter))
                 .toList();
+    }
+
+    /** Replies through the outbox to {@code payments.events}: one transaction per batch, then the relay is woken. */
+    public static ReplySink outbox(Jdbi jdbi, Runnable afterOutboxWrite) {
+        return out -> {
+            jdbi.useTransaction(h -> OutboxWriter.append(h, out));
+            afterOutboxWrite.run();
+        };
+    }
+
+    /**
+     * Replies handed to {@code engine} in this process (the payment worker and the saga worker share
+     * it): the batch's sagas move on in one transaction, with no outbox row, relay round, broker record
+     * or reply consumer between (docs/decisions/0019). A crash before that commit leaves the commands
+     * unacknowledged: redelivered, they ask the provider again under the same keys and get the same
+     * answers. These replies do not appear on {@code payments.events}.
+     */
+    public static ReplySink toEngine(SagaEngine engine) {
+        return out -> {
+            List<SagaEngine.Reply> handed = out.stream().map(m -> new SagaEngine.Reply(new IncomingMessage(
+                    UUID.randomUUID(), m.type(), m.key(), m.key(), Json.mapper().valueToTree(m.payload())),
+                    UUID.fromString(m.key()))).toList();
+            List<SagaEngine.ReplyOutcome> outcomes = engine.handleReplies(handed);
+            for (int i = 0; i < outcomes.size(); i++) {
+                if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_SAGA) {
+                    log.error("order {}: payment {} for a saga that does not exist; dropped", out.get(i).key(),
+                            out.get(i).type());
+                }
+            }
+        };
     }
 
     public PaymentWorker start() {
@@ -123,8 +164,7 @@ public final class PaymentWorker implements AutoCloseable {
             return charged.rejected();
         }
         List<OutgoingMessage> out = List.copyOf(charged.replies().values());
-        jdbi.useTransaction(h -> OutboxWriter.append(h, out));
-        afterOutboxWrite.run();
+        replies.deliver(out);
         out.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
         return charged.rejected();
     }
