@@ -113,9 +113,12 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     public void onTransition(Handle handle, Transition<OrderData> t) {
         SagaInstance<OrderData> after = t.after();
         OrderStatus status = OrderStatus.valueOf(after.label());
-        // The order's status is the saga's label (the orders view): an event when it is new or changed.
-        // Only a real change counts: a transition that keeps the status (a parked retry) is no event.
-        boolean changed = after.version() == 0 || !after.label().equals(t.before().label());
+        // The order's status is the saga's label (the orders view). Its first event tells how the
+        // submission resolved (the start itself, a status held for the few milliseconds before the
+        // reservation's outcome, is told by none: ADR 0019); after it, only a real change counts: a
+        // transition that keeps the status (a parked retry) is no event.
+        boolean changed = after.version() != 0
+                && (untouched(t.before()) || !after.label().equals(t.before().label()));
         if (changed) {
             // Every status change is an event, in the transition's transaction (DESIGN.md 9, docs/events.md).
             OrderData o = after.data();
@@ -124,6 +127,11 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
                             status.name(), t.reason().code(), o.totalCents(), o.currency(), after.version(),
                             java.time.Instant.now()))), after.id().toString());
         }
+    }
+
+    /** Still as it was started: its first transition (whoever runs it) resolves the submission. */
+    private static boolean untouched(SagaInstance<OrderData> s) {
+        return s.status() == SagaStatus.RUNNING && s.stepIndex() == 0 && s.stepRetries() == 0 && s.parkCount() == 0;
     }
 
     /** The answer a submission resolved by {@code t} gets; a replay reads the same back (OrderStore#resolution). */
