@@ -44,3 +44,23 @@ CREATE INDEX saga_order_customer_idx ON saga_instance ((data ->> 'customerId'), 
 CREATE INDEX saga_order_open_label_at_idx ON saga_instance (label_at)
     WHERE saga_type = 'order'
       AND label IN ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'PAYMENT_UNKNOWN', 'COMPENSATING');
+
+-- One outbox row per transaction and aggregate: a transition's messages for one order (the charge
+-- command and the status event; the status event and the customer's notice) share a row, so one
+-- insert and one relay delete stand for all of them. The row's own columns hold its first message;
+-- `more` the following ones, four texts each: topic, message id, message type, payload. The relay
+-- publishes them in that order, with the row's key and correlation id.
+ALTER TABLE outbox ADD COLUMN more text[] CHECK (more IS NULL OR (cardinality(more) > 0 AND cardinality(more) % 4 = 0));
+ALTER TABLE outbox_dead_letter ADD COLUMN more text[];
+
+-- Every message waiting in the outbox, a row's further messages included, for readers that look
+-- for a kind of message (the payment reconciler, the operator's saga view, tests).
+CREATE VIEW outbox_message AS
+    SELECT o.id, 0 AS part, o.shard, o.aggregate_id, o.topic, o.message_id, o.message_type, o.correlation_id,
+           o.payload, o.created_at
+    FROM outbox o
+    UNION ALL
+    SELECT o.id, i AS part, o.shard, o.aggregate_id, o.more[4 * i - 3], o.more[4 * i - 2]::uuid, o.more[4 * i - 1],
+           o.correlation_id, o.more[4 * i], o.created_at
+    FROM outbox o CROSS JOIN LATERAL generate_series(1, cardinality(o.more) / 4) AS i
+    WHERE o.more IS NOT NULL;

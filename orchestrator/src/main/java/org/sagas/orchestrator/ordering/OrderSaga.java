@@ -3,12 +3,10 @@ package org.sagas.orchestrator.ordering;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.jdbi.v3.core.Handle;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
-import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.saga.Reason;
@@ -84,7 +82,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
 
     /**
      * The customer's notice. The order's end itself is told by its last {@code OrderStatusChanged}
-     * (written with the same transition, see {@link #onTransition}): the older end-of-order events
+     * (written with the same transition, see {@link #events}): the older end-of-order events
      * said the same again in a row of their own, so they are no longer written (docs/decisions/0019).
      */
     @Override
@@ -104,29 +102,28 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     }
 
     /**
-     * Tells every change of the order's status (its saga's label) as an event, in the transition's
-     * transaction. Nothing is stored under the Idempotency-Key
-     * when the submission resolves: a repeated key is answered from this transition's history row
-     * (see {@link OrderService}).
+     * Tells every change of the order's status (its saga's label) as an event, written with the
+     * transition. Nothing is stored under the Idempotency-Key when the submission resolves: a repeated
+     * key is answered from that transition's history row (see {@link OrderService}).
      */
     @Override
-    public void onTransition(Handle handle, Transition<OrderData> t) {
+    public List<OutgoingMessage> events(Transition<OrderData> t) {
         SagaInstance<OrderData> after = t.after();
-        OrderStatus status = OrderStatus.valueOf(after.label());
         // The order's status is the saga's label (the orders view). Its first event tells how the
         // submission resolved (the start itself, a status held for the few milliseconds before the
         // reservation's outcome, is told by none: ADR 0019); after it, only a real change counts: a
         // transition that keeps the status (a parked retry) is no event.
         boolean changed = after.version() != 0
                 && (untouched(t.before()) || !after.label().equals(t.before().label()));
-        if (changed) {
-            // Every status change is an event, in the transition's transaction (DESIGN.md 9, docs/events.md).
-            OrderData o = after.data();
-            OutboxWriter.append(handle, List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
-                    OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(),
-                            status.name(), t.reason().code(), o.totalCents(), o.currency(), after.version(),
-                            java.time.Instant.now()))), after.id().toString());
+        if (!changed) {
+            return List.of();
         }
+        // Every status change is an event, in the transition's transaction and outbox row (DESIGN.md 9,
+        // docs/events.md), after the transition's own messages.
+        OrderData o = after.data();
+        return List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
+                OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(), after.label(),
+                        t.reason().code(), o.totalCents(), o.currency(), after.version(), java.time.Instant.now())));
     }
 
     /** Still as it was started: its first transition (whoever runs it) resolves the submission. */

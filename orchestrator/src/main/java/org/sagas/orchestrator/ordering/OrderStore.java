@@ -93,7 +93,7 @@ public final class OrderStore {
     public List<UnknownPayment> unknownPayments(UUID after, int limit) {
         return jdbi.withHandle(h -> h.createQuery("SELECT o.order_id,"
                         + " (extract(epoch FROM now() - o.updated_at) * 1000)::bigint AS quiet_ms, s.step_retries,"
-                        + " s.incident_cause, EXISTS (SELECT 1 FROM outbox x"
+                        + " s.incident_cause, EXISTS (SELECT 1 FROM outbox_message x"
                         + "   WHERE x.shard = (abs(hashtext(o.order_id::text)) % 64)::smallint"
                         + "   AND x.aggregate_id = o.order_id::text AND x.message_type = :charge) AS queued"
                         + " FROM orders o JOIN saga_instance s ON s.saga_id = o.order_id"

@@ -74,7 +74,7 @@ public final class SagaEngine {
         Transition<D> t = SagaDecisions.beginTransition(def, id, data, clock.instant(), timings);
         jdbi.useTransaction(h -> {
             alsoInTransaction.accept(h);
-            SagaStore.insert(h, t);
+            SagaStore.insert(h, t, def.events(t));
             def.onTransition(h, t);
         });
         committed(t);
@@ -471,7 +471,7 @@ public final class SagaEngine {
     }
 
     private <D> void write(Handle h, SagaDefinition<D> def, Transition<D> t) {
-        SagaStore.update(h, t);
+        SagaStore.update(h, t, def.events(t));
         def.onTransition(h, t);
     }
 

@@ -147,6 +147,9 @@ class OrderSubmissionIT {
         assertThat(bed.reasonCodes(id)).containsExactly("started", "step_failed", "awaiting_reply");
         // Its events: how the submission resolved (pending), then the change; the start is none of its own
         assertThat(bed.statusEvents(id)).containsExactly("PENDING_CONFIRMATION", "AWAITING_PAYMENT");
+        // one outbox row per transition: the charge command and its status event share one (ADR 0019)
+        assertThat(bed.outboxTypes(id)).containsExactly("ChargePayment");
+        assertThat(bed.outboxRows(id)).isEqualTo(2);
         SubmitResult replay = bed.submit(key, OrdersTestbed.request("SKU-4", 1));
         assertThat(replay.body()).isEqualTo(answer.body());
         assertThat(replay.replayed()).isTrue();

@@ -339,7 +339,8 @@ class SagaEngineIT {
     }
 
     private static List<String> outboxTypes(UUID id) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT message_type FROM outbox WHERE correlation_id = :id ORDER BY id")
+        return jdbi.withHandle(h -> h.createQuery("SELECT message_type FROM outbox_message WHERE correlation_id = :id"
+                        + " ORDER BY id, part")
                 .bind("id", id.toString()).mapTo(String.class).list());
     }
 

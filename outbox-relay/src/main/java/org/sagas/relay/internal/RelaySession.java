@@ -60,14 +60,14 @@ public final class RelaySession implements AutoCloseable {
             + " OFFSET 0) found))";
     private static final String READ = "WITH acknowledged AS (" + DELETE_ACKNOWLEDGED + ")"
             + " SELECT o.id, o.shard, o.aggregate_id, o.topic, o.message_id, o.message_type, o.correlation_id,"
-            + " o.payload, o.created_at FROM outbox o WHERE %s o.id NOT IN (SELECT unnest(?::bigint[])) AND NOT EXISTS"
+            + " o.payload, o.created_at, o.more FROM outbox o WHERE %s o.id NOT IN (SELECT unnest(?::bigint[])) AND NOT EXISTS"
             + " (SELECT 1 FROM outbox_dead_letter d WHERE d.aggregate_id = o.aggregate_id) ORDER BY o.id LIMIT ?";
     private static final String READ_ALL = String.format(READ, "");
     private static final String READ_SHARDS = String.format(READ, "o.shard = ANY(?) AND");
     private static final String DEAD_LETTER = "WITH moved AS (DELETE FROM outbox WHERE shard = ? AND id = ? RETURNING *)"
             + " INSERT INTO outbox_dead_letter (id, aggregate_id, topic, message_id, message_type, correlation_id,"
-            + " payload, created_at, error, relay_instance)"
-            + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload, created_at, ?, ?"
+            + " payload, created_at, more, error, relay_instance)"
+            + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload, created_at, more, ?, ?"
             + " FROM moved";
     private static final String LOCKS = "SELECT l.classid::bigint AS space, l.objid::bigint AS key, l.pid"
             + " FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
@@ -196,7 +196,8 @@ public final class RelaySession implements AutoCloseable {
                         rs.getString(6),
                         rs.getString(7),
                         rs.getString(8),
-                        rs.getObject(9, OffsetDateTime.class).toInstant()));
+                        rs.getObject(9, OffsetDateTime.class).toInstant(),
+                        OutboxRow.more(rs.getArray(10) == null ? null : (String[]) rs.getArray(10).getArray())));
             }
         }
         return rows;
