@@ -52,9 +52,16 @@ public final class OrderStore {
     }
 
     /** Order counts for {@code statuses}, and when the oldest pending order was created (0: none). */
-    public record Counts(Map<OrderStatus, Long> byStatus, long oldestPendingEpochMillis) {}
+    /**
+     * @param parked orders parked on a dependency (accepted while it was unavailable): the pending
+     *     orders that are waiting, not those whose reservation is running at this moment
+     */
+    public record Counts(Map<OrderStatus, Long> byStatus, long oldestPendingEpochMillis, long parked) {}
 
-    /** Counts orders in {@code statuses} (through the status index) and finds the oldest pending one. */
+    /**
+     * Counts orders in {@code statuses} (through the status index), finds the oldest pending one and
+     * counts the parked ones (through the parked index).
+     */
     public Counts counts(List<OrderStatus> statuses) {
         return jdbi.withHandle(h -> {
             Map<OrderStatus, Long> counts = new EnumMap<>(OrderStatus.class);
@@ -64,7 +71,9 @@ public final class OrderStore {
                     .forEach(e -> counts.put(e.getKey(), e.getValue()));
             Long oldest = h.createQuery("SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint FROM orders"
                     + " WHERE status = 'PENDING_CONFIRMATION'").mapTo(Long.class).one();
-            return new Counts(counts, oldest == null ? 0 : oldest);
+            long parked = h.createQuery("SELECT count(*) FROM saga_instance WHERE parked_on IS NOT NULL"
+                    + " AND status = 'PARKED' AND saga_type = 'order'").mapTo(Long.class).one();
+            return new Counts(counts, oldest == null ? 0 : oldest, parked);
         });
     }
 
