@@ -220,11 +220,12 @@ final class Product implements AutoCloseable {
                     new OrderStore(node.jdbi), node.clock, s.answerReserveMillis());
             ApiProtection protection = ApiProtection.from(s);
             OrderStore store = new OrderStore(node.jdbi);
-            // The pending cap and each client's share count parked orders (accepted while inventory was
-            // unavailable), not those whose reservation is running: healthy load counts nothing per order.
+            // A client's share is counted only while some order is parked (accepted while inventory was
+            // unavailable): healthy load makes no count per submission (ADR 0019).
             ApiServer.Admission admission = foreground.around(s.shedding()
-                    ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::parked,
-                            s.pendingCap(), store::pendingOf, protection.clientPendingCap(), node.clock)
+                    ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
+                            s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
+                            node.clock)
                     : ApiServer.Admission.ALWAYS);
             warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
                     s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
