@@ -152,6 +152,10 @@ final class BenchRig implements AutoCloseable {
         all.put("SAGA_HTTP_PORT", Integer.toString(port));
         all.put("SAGA_INVENTORY_URL", inventoryUrl);
         all.put("SAGA_PAYMENT_URL", paymentUrl);
+        // The benchmarks drive one customer as fast as the machine allows (Benchmarks.benchSettings
+        // turns the per-client rate limit off unless one was asked for): that must reach the product's
+        // own process too, or its default limit (50/s) answers the rest 429 and caps the figures.
+        all.put("SAGA_CLIENT_RATE", infra.raw().getOrDefault("SAGA_CLIENT_RATE", "0"));
         all.putAll(env);
         for (int attempt = 1; ; attempt++) {
             long t0 = System.nanoTime();

@@ -192,14 +192,17 @@ final class Product implements AutoCloseable {
         if (roles.contains("payment-worker")) {
             var provider = node.paymentClient();
             Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
-            components.start(Component.of("payment-worker", new PaymentWorker(node.jdbi, s.kafkaBootstrap(),
+            // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
+            PaymentWorker.ReplySink replies = roles.contains("saga-worker") ? PaymentWorker.toEngine(node.engine, node.tracing)
+                    : PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+            components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafkaBootstrap(),
                     PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
                     command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
                             timeout)),
                     refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
                             refund.refundKey(), refund.chargeKey(), timeout)),
-                    node.relayWakeUp(), foreground::yieldToClients, node.registry,
+                    foreground::yieldToClients, node.registry,
                     o.get(OrchestratorSettings.CONSUMER_RETRY),
                     (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
                             .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
@@ -237,9 +240,12 @@ final class Product implements AutoCloseable {
                     new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing);
             ApiProtection protection = ApiProtection.from(s);
             OrderStore store = new OrderStore(node.jdbi);
+            // A client's share is counted only while some order is parked (accepted while inventory was
+            // unavailable): healthy load makes no count per submission (ADR 0019).
             ApiServer.Admission admission = foreground.around(s.shedding()
                     ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
-                            s.pendingCap(), store::pendingOf, protection.clientPendingCap(), node.clock)
+                            s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
+                            node.clock)
                     : ApiServer.Admission.ALWAYS);
             warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
                     s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),

@@ -49,12 +49,21 @@ class RecoveryIT {
         int history = product.order(id).get("history").size();
         ConsumerRecord<String, byte[]> charge = kafka.find(Topics.PAYMENTS_COMMANDS, id.toString(), "ChargePayment",
                 Duration.ofSeconds(20)).orElseThrow();
-        ConsumerRecord<String, byte[]> captured = kafka.find(Topics.PAYMENTS_EVENTS, id.toString(), "PaymentCaptured",
-                Duration.ofSeconds(20)).orElseThrow();
+        // (The payment worker shares the saga worker's process here: it handed its reply to the engine
+        // directly, ADR 0019. The reply a worker elsewhere would publish is made up for its redelivery.)
+        ProducerRecord<String, byte[]> captured = new ProducerRecord<>(Topics.PAYMENTS_EVENTS, id.toString(),
+                ("{\"orderId\":\"" + id + "\",\"idempotencyKey\":\"" + id + ":charge\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+        captured.headers().add(Topics.MESSAGE_ID, UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8))
+                .add(Topics.MESSAGE_TYPE, "PaymentCaptured".getBytes(StandardCharsets.UTF_8))
+                .add(Topics.CORRELATION_ID, id.toString().getBytes(StandardCharsets.UTF_8));
+        assertThat(kafka.find(Topics.PAYMENTS_EVENTS, id.toString(), "PaymentCaptured", Duration.ofSeconds(2)))
+                .as("no reply went through Kafka").isEmpty();
 
-        // When the command and the reply are delivered again, and the command once more under a new id
+        // When the command and a reply are delivered again, and the command once more under a new id
         kafka.resend(charge);
-        kafka.resend(captured);
+        kafka.send(captured);
+        kafka.send(captured);
         ProducerRecord<String, byte[]> copy = new ProducerRecord<>(charge.topic(), charge.key(), charge.value());
         charge.headers().forEach(h -> copy.headers().add(h));
         copy.headers().remove(Topics.MESSAGE_ID);
@@ -140,9 +149,8 @@ class RecoveryIT {
         UUID id = UUID.randomUUID();
         Node node = product.product().node();
         OrderData data = new OrderData(id, "c-orphan", "EUR", 500, java.util.List.of(new OrderLine(sku, 1, 500)));
-        node.engine.start(node.orderSaga, id, data, h -> h.createUpdate("INSERT INTO orders (order_id, customer_id,"
-                + " currency, total_cents, lines, status) VALUES (:id, 'c-orphan', 'EUR', 500, '[]'::jsonb,"
-                + " 'PENDING_CONFIRMATION')").bind("id", id).execute());
+        // (The order is its saga's row: the orders view shows it from here.)
+        node.engine.start(node.orderSaga, id, data, h -> {});
 
         // Then, when its lease runs out, a worker runs the step and the saga completes
         product.awaitStatus(id, "CONFIRMED", Duration.ofSeconds(60));

@@ -72,9 +72,9 @@ public final class OutboxDeadLetters {
         return call("replay dead letter " + id, () -> jdbi.inTransaction(h -> h.createUpdate(
                 "WITH moved AS (DELETE FROM outbox_dead_letter WHERE id = :id RETURNING *)"
                         + " INSERT INTO outbox (id, aggregate_id, topic, message_id, message_type, correlation_id,"
-                        + " payload, created_at, traceparent) OVERRIDING SYSTEM VALUE"
+                        + " payload, created_at, traceparent, more) OVERRIDING SYSTEM VALUE"
                         + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload,"
-                        + " created_at, traceparent"
+                        + " created_at, traceparent, more"
                         + " FROM moved")
                 .bind("id", id)
                 .execute() == 1));

@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Feeds replies (e.g. {@code payments.events}) to the saga engine, a batch at a time, which records
- * their message ids in the inbox with their effects. Key = saga id; a record without a usable one,
+ * Feeds replies (e.g. {@code payments.events}) to the saga engine, a batch at a time; a redelivered
+ * reply finds its saga past the wait it answered and changes nothing. Key = saga id; a record without a usable one,
  * or for a saga that does not exist, is poison. A reply whose handling keeps failing is retried for
  * a bounded time while the others go on, then dead-lettered; either way a dead-lettered reply is the
  * {@link IncidentCause#POISON_REPLY} incident of its saga. While tracing is on, each reply is a
@@ -100,7 +100,7 @@ public final class SagaReplyConsumer implements AutoCloseable {
         }
         List<SagaEngine.ReplyOutcome> outcomes;
         try {
-            outcomes = engine.handleReplies(CONSUMER, replies);
+            outcomes = engine.handleReplies(replies);
         } finally {
             spans.forEach(Span::end);
         }

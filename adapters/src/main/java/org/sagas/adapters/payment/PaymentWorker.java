@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -25,13 +25,14 @@ import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.ordering.OrderMessages.RefundPayment;
-import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderReason;
 import org.sagas.orchestrator.ordering.PaymentProvider;
 import org.sagas.orchestrator.resilience.ParticipantRefused;
+import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.saga.IncomingMessage;
+import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.tracing.LogContext;
 import org.sagas.orchestrator.tracing.Traceparent;
@@ -41,10 +42,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes {@code payments.commands}, charges the provider with the command's idempotency key and
- * publishes the outcomes to {@code payments.events} through the outbox, recording the commands'
- * message ids in the inbox in the same transaction (one for each batch the consumer hands over).
- * A redelivered command has no second effect: the inbox skips it, and the provider answers a
- * repeated key from its ledger. A charge the provider refuses for good (a {@link
+ * hands the outcomes on, a batch at a time: published to {@code payments.events} through the outbox,
+ * or, when the saga engine runs in the same process, to that engine directly ({@link ReplySink}). A redelivered command has no second effect: the provider answers
+ * a repeated key from its ledger, and the saga ignores a second reply, since the first moved it past
+ * its wait (no inbox row: docs/decisions/0019). A charge the provider refuses for good (a {@link
  * ParticipantRefused}: nothing charged) is answered as a decline with code {@code payment_refused},
  * so the order is cancelled and its stock released. A command that cannot be parsed goes to
  * {@code payments.commands.dlt} with the reason.
@@ -63,9 +64,18 @@ public final class PaymentWorker implements AutoCloseable {
     public static final String CONSUMER = "payment-worker";
     private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
 
-    private final Jdbi jdbi;
+    /**
+     * Where the worker's replies go, one call per batch: {@link #outbox} (to {@code payments.events},
+     * for a saga engine in any process), or {@link #toEngine} (the engine of this process).
+     */
+    @FunctionalInterface
+    public interface ReplySink {
+        /** Delivers {@code replies}; {@code traceOf} gives each one's command's traceparent (null: none). */
+        void deliver(List<OutgoingMessage> replies, Function<OutgoingMessage, String> traceOf);
+    }
+
+    private final ReplySink replies;
     private final Function<ChargePayment, PaymentProvider.Charge> charge;
-    private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
     /** Runs the provider calls of a batch side by side; as many threads as the provider's bulkhead has permits. */
     private final ExecutorService charging;
@@ -84,25 +94,26 @@ public final class PaymentWorker implements AutoCloseable {
             Function<ChargePayment, PaymentProvider.Charge> charge,
             Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
-        this(jdbi, bootstrapServers, group, threads, chargingThreads, charge, refund, afterOutboxWrite,
+        this(outbox(jdbi, afterOutboxWrite), bootstrapServers, group, threads, chargingThreads, charge, refund,
                 beforeEachBatch, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
     }
 
     /**
+     * @param replies where the outcomes go: {@link #outbox}, or {@link #toEngine} when the saga engine
+     *     runs in this process
      * @param retryFor how long a command whose charge keeps failing is retried before it is dead-lettered
      * @param onDeadLetter told about each command before it is dead-lettered (the product makes it
      *     the COMMAND_DEAD_LETTERED incident of its order)
      */
-    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
+    public PaymentWorker(ReplySink replies, String bootstrapServers, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge,
-            Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
+            Function<RefundPayment, PaymentProvider.Charge> refund,
             Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
             java.time.Duration retryFor, ConsumerLoop.DeadLetterListener onDeadLetter) {
-        this.jdbi = jdbi;
+        this.replies = replies;
         this.charging = org.sagas.orchestrator.lifecycle.Threads.pool("payment-charge", chargingThreads);
         this.charge = charge;
         this.refund = refund;
-        this.afterOutboxWrite = afterOutboxWrite;
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
                         beforeEachBatch, registry, retryFor, onDeadLetter))
@@ -113,6 +124,56 @@ public final class PaymentWorker implements AutoCloseable {
     public PaymentWorker tracing(Tracing tracing) {
         this.tracing = tracing;
         return this;
+    }
+
+    /**
+     * Replies through the outbox to {@code payments.events}: one transaction per batch, then the relay
+     * is woken; each reply's row keeps its command's traceparent.
+     */
+    public static ReplySink outbox(Jdbi jdbi, Runnable afterOutboxWrite) {
+        return (out, traceOf) -> {
+            jdbi.useTransaction(h -> OutboxWriter.appendTraced(h, out, traceOf));
+            afterOutboxWrite.run();
+        };
+    }
+
+    /**
+     * Replies handed to {@code engine} in this process (the payment worker and the saga worker share
+     * it): the batch's sagas move on in one transaction, with no outbox row, relay round, broker record
+     * or reply consumer between (docs/decisions/0019). A crash before that commit leaves the commands
+     * unacknowledged: redelivered, they ask the provider again under the same keys and get the same
+     * answers. These replies do not appear on {@code payments.events}. While tracing is on, each is
+     * applied inside a span of its command's trace, as the reply consumer would.
+     */
+    public static ReplySink toEngine(SagaEngine engine, Tracing tracing) {
+        return (out, traceOf) -> {
+            List<Span> spans = new ArrayList<>();
+            List<SagaEngine.Reply> handed = new ArrayList<>();
+            for (OutgoingMessage m : out) {
+                IncomingMessage message = new IncomingMessage(UUID.randomUUID(), m.type(), m.key(), m.key(),
+                        Json.mapper().valueToTree(m.payload()));
+                if (tracing.on()) {
+                    Span span = tracing.start("payment reply " + m.type(), SpanKind.INTERNAL,
+                            tracing.continuing(traceOf.apply(m)));
+                    spans.add(span);
+                    handed.add(new SagaEngine.Reply(message, UUID.fromString(m.key()), Context.root().with(span)));
+                } else {
+                    handed.add(new SagaEngine.Reply(message, UUID.fromString(m.key())));
+                }
+            }
+            List<SagaEngine.ReplyOutcome> outcomes;
+            try {
+                outcomes = engine.handleReplies(handed);
+            } finally {
+                spans.forEach(Span::end);
+            }
+            for (int i = 0; i < outcomes.size(); i++) {
+                if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_SAGA) {
+                    log.error("order {}: payment {} for a saga that does not exist; dropped", out.get(i).key(),
+                            out.get(i).type());
+                }
+            }
+        };
     }
 
     public PaymentWorker start() {
@@ -146,21 +207,9 @@ public final class PaymentWorker implements AutoCloseable {
         // Each reply continues its own command's trace (none while tracing is off).
         Map<OutgoingMessage, String> traceOf = new java.util.IdentityHashMap<>();
         charged.replies().forEach((id, reply) -> traceOf.put(reply, charged.traceparents().get(id)));
-        List<OutgoingMessage> first = jdbi.inTransaction(h -> {
-            Set<UUID> fresh = Inbox.firstDeliveries(h, CONSUMER, charged.replies().keySet());
-            List<OutgoingMessage> out = new ArrayList<>();
-            charged.replies().forEach((id, reply) -> {
-                if (fresh.contains(id)) {
-                    out.add(reply);
-                }
-            });
-            OutboxWriter.appendTraced(h, out, traceOf::get);
-            return out;
-        });
-        if (!first.isEmpty()) {
-            afterOutboxWrite.run();
-            first.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
-        }
+        List<OutgoingMessage> out = List.copyOf(charged.replies().values());
+        replies.deliver(out, traceOf::get);
+        out.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
         return charged.rejected();
     }
 
@@ -185,7 +234,7 @@ public final class PaymentWorker implements AutoCloseable {
                 // The batch's charges run side by side (the provider's bulkhead bounds them), so a
                 // slow provider costs one call's latency per batch, not one per command. A
                 // redelivered command calls the provider again with the same key and gets the
-                // stored answer; the inbox keeps its effect (the reply) to one.
+                // stored answer; the saga takes the first reply only.
                 calls.put(message.messageId(), new Charging(record, command,
                         CompletableFuture.supplyAsync(inContext(span, command.orderId(), () -> charge.apply(command)),
                                 charging), span));

@@ -275,7 +275,7 @@ public final class WarmUp implements AutoCloseable {
                     if (orderId != null && submitted.httpStatus() == 202) {
                         JsonNode captured = Json.mapper().valueToTree(
                                 new OrderMessages.PaymentCaptured(orderId, OrderKeys.charge(orderId)));
-                        engine.handleReplies(CUSTOMER, List.of(new SagaEngine.Reply(new IncomingMessage(
+                        engine.handleReplies(List.of(new SagaEngine.Reply(new IncomingMessage(
                                 UUID.randomUUID(), OrderMessages.PAYMENT_CAPTURED, orderId.toString(),
                                 orderId.toString(), captured), orderId)));
                     }

@@ -100,8 +100,9 @@ final class SagaInspector {
 
     /** Through the outbox's (shard, id) index: the shard is derived from the aggregate as the table does. */
     private static List<OutboxRow> pendingOutbox(Handle h, String aggregate) {
-        return h.createQuery("SELECT id, topic, message_type, message_id, created_at FROM outbox"
-                        + " WHERE shard = (abs(hashtext(:a)) % 64)::smallint AND aggregate_id = :a ORDER BY id")
+        // Every message waiting, a row's further ones included (V11: one row per transaction and order).
+        return h.createQuery("SELECT id, topic, message_type, message_id, created_at FROM outbox_message"
+                        + " WHERE shard = (abs(hashtext(:a)) % 64)::smallint AND aggregate_id = :a ORDER BY id, part")
                 .bind("a", aggregate)
                 .map((rs, ctx) -> new OutboxRow(rs.getLong("id"), rs.getString("topic"), rs.getString("message_type"),
                         rs.getObject("message_id", UUID.class), instant(rs, "created_at"), null))

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * {@code 503} with {@code Retry-After}, nothing stored — and a client's new order while that
  * client alone has {@code clientPendingCap} orders pending confirmation ({@code 429}), so one
  * client cannot take the whole pending cap during an outage. The client's share is counted only
- * while any order is pending at all. Runs once the request's body has arrived (see
+ * while some order is parked (waiting for a dependency). Runs once the request's body has arrived (see
  * {@link BodyGate}), so clients still sending hold no slot. Thread-safe.
  */
 public final class AdmissionControl implements ApiServer.Admission {
@@ -28,19 +28,24 @@ public final class AdmissionControl implements ApiServer.Admission {
     private final PriorityShedder shedder;
     private final LongSupplier pendingCount;
     private final long pendingCap;
+    private final LongSupplier parkedCount;
     private final ToLongFunction<Set<String>> pendingOf;
     private final long clientPendingCap;
     private final Clock clock;
 
     /**
      * @param pendingCount orders pending confirmation now (a gauge's last reading)
+     * @param parkedCount orders parked on a dependency now (a gauge's last reading): a client's share
+     *     is counted only while some are. Not {@code pendingCount}: every order is pending for the
+     *     milliseconds its reservation runs, so under healthy load that is never zero (ADR 0019)
      * @param pendingOf orders pending confirmation for these customers, counted now
      */
     public AdmissionControl(PriorityShedder shedder, LongSupplier pendingCount, long pendingCap,
-            ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock) {
+            LongSupplier parkedCount, ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock) {
         this.shedder = shedder;
         this.pendingCount = pendingCount;
         this.pendingCap = pendingCap;
+        this.parkedCount = parkedCount;
         this.pendingOf = pendingOf;
         this.clientPendingCap = clientPendingCap;
         this.clock = clock;
@@ -69,7 +74,7 @@ public final class AdmissionControl implements ApiServer.Admission {
                     "inventory is unavailable and the pending-confirmation cap (" + pendingCap + ") is reached", 5);
             return null;
         }
-        if (pending > 0 && clientPendingCap < pendingCap) {
+        if (clientPendingCap < pendingCap && parkedCount.getAsLong() > 0) {
             long mine = pendingOf.applyAsLong(request.customers());
             if (mine >= clientPendingCap) {
                 permit.get().close();

@@ -27,6 +27,7 @@ public final class OrderGauges {
     private final Clock clock;
     private final Map<OrderStatus, AtomicLong> counts = new EnumMap<>(OrderStatus.class);
     private final AtomicLong oldestPendingEpochMillis = new AtomicLong();
+    private final AtomicLong parked = new AtomicLong();
     private static final int TERMINAL_EVERY = 20;
     private long refreshes;
 
@@ -59,6 +60,16 @@ public final class OrderGauges {
         return counts.get(OrderStatus.PENDING_CONFIRMATION).get();
     }
 
+    /**
+     * Orders parked on a dependency (accepted while it was unavailable), as of the last refresh: the
+     * pending orders admission control caps. Unlike {@link #pending()} it leaves out orders whose
+     * reservation is running (pending for those milliseconds), so under healthy load it is zero and
+     * the per-client share needs no count per submission (ADR 0019).
+     */
+    public long parked() {
+        return parked.get();
+    }
+
     /** Reads the counts again; run periodically as a background job. */
     public void refresh() {
         try {
@@ -72,6 +83,7 @@ public final class OrderGauges {
                 }
             });
             oldestPendingEpochMillis.set(fresh.oldestPendingEpochMillis());
+            parked.set(fresh.parked());
         } catch (RuntimeException e) {
             log.warn("could not refresh order gauges: {}", e.toString());
         }

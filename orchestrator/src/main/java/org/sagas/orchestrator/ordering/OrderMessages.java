@@ -8,6 +8,7 @@ public final class OrderMessages {
     public static final String REFUND_PAYMENT = "RefundPayment";
     public static final String PAYMENT_CAPTURED = "PaymentCaptured";
     public static final String PAYMENT_DECLINED = "PaymentDeclined";
+    /** The older end-of-order events: no longer written (ADR 0019), still read from topics that keep them. */
     public static final String ORDER_CONFIRMED = "OrderConfirmed";
     public static final String ORDER_CANCELLED = "OrderCancelled";
     public static final String ORDER_REJECTED = "OrderRejected";
@@ -35,12 +36,6 @@ public final class OrderMessages {
      * the request for good, else {@code payment_declined}; {@code reason} is the provider's word.
      */
     public record PaymentDeclined(UUID orderId, String idempotencyKey, String reason, String code) {}
-
-    public record OrderConfirmed(UUID orderId, String customerId, long totalCents, String currency) {}
-
-    public record OrderCancelled(UUID orderId, String customerId, String reason) {}
-
-    public record OrderRejected(UUID orderId, String customerId, String reason) {}
 
     /**
      * The order's status changed to {@code status} (the first event: the status it was created

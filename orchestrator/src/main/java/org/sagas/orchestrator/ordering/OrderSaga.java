@@ -3,16 +3,10 @@ package org.sagas.orchestrator.ordering;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.jdbi.v3.core.Handle;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages.ChargePayment;
 import org.sagas.orchestrator.ordering.OrderMessages.CustomerNotice;
-import org.sagas.orchestrator.ordering.OrderMessages.OrderCancelled;
-import org.sagas.orchestrator.ordering.OrderMessages.OrderConfirmed;
-import org.sagas.orchestrator.ordering.OrderMessages.OrderRejected;
 import org.sagas.orchestrator.ordering.OrderMessages.OrderStatusChanged;
-import org.sagas.orchestrator.persistence.IdempotencyStore;
-import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.saga.Reason;
@@ -86,57 +80,58 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         }
     }
 
+    /**
+     * The customer's notice. The order's end itself is told by its last {@code OrderStatusChanged}
+     * (written with the same transition, see {@link #events}): the older end-of-order events
+     * said the same again in a row of their own, so they are no longer written (docs/decisions/0019).
+     */
     @Override
     public List<OutgoingMessage> onEnd(SagaInstance<OrderData> ended, Reason reason) {
         OrderData o = ended.data();
-        String key = o.orderId().toString();
         // Customers get the stable code only; the detail stays in the history for operators.
         String code = reason.code();
         if (ended.status() == SagaStatus.COMPLETED) {
-            return List.of(
-                    new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CONFIRMED,
-                            new OrderConfirmed(o.orderId(), o.customerId(), o.totalCents(), o.currency())),
-                    notice(o, "CONFIRMED", "Your order is confirmed."));
+            return List.of(notice(o, "CONFIRMED", "Your order is confirmed."));
         }
         if (OrderStatus.REJECTED.name().equals(ended.label())) {
-            return List.of(
-                    new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_REJECTED,
-                            new OrderRejected(o.orderId(), o.customerId(), code)),
-                    notice(o, "REJECTED", "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
+            return List.of(notice(o, "REJECTED",
+                    "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }
-        return List.of(
-                new OutgoingMessage(Topics.ORDERS_EVENTS, key, OrderMessages.ORDER_CANCELLED,
-                        new OrderCancelled(o.orderId(), o.customerId(), code)),
-                notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
-                        + "). Nothing was charged."));
+        return List.of(notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
+                + "). Nothing was charged."));
     }
 
     /**
-     * Keeps the order's status in step with the saga; and when this transition resolves the
-     * submission (the first outcome of the reservation, whoever ran it: the request, or a
-     * saga-worker after the request's process died), stores the answer under its Idempotency-Key.
+     * Tells every change of the order's status (its saga's label) as an event, written with the
+     * transition. Nothing is stored under the Idempotency-Key when the submission resolves: a repeated
+     * key is answered from that transition's history row (see {@link OrderService}).
      */
     @Override
-    public void onTransition(Handle handle, Transition<OrderData> t) {
+    public List<OutgoingMessage> events(Transition<OrderData> t) {
         SagaInstance<OrderData> after = t.after();
-        OrderStatus status = OrderStatus.valueOf(after.label());
-        // Version 0: the order row was inserted with this status in the same transaction.
-        boolean changed = after.version() == 0 || OrderStore.updateStatus(handle, after.id(), status);
-        if (changed) {
-            // Every status change is an event, in the transition's transaction (DESIGN.md 9, docs/events.md).
-            OrderData o = after.data();
-            OutboxWriter.append(handle, List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
-                    OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(),
-                            status.name(), t.reason().code(), o.totalCents(), o.currency(), after.version(),
-                            java.time.Instant.now()))), after.id().toString());
+        // The order's status is the saga's label (the orders view). Its first event tells how the
+        // submission resolved (the start itself, a status held for the few milliseconds before the
+        // reservation's outcome, is told by none: ADR 0019); after it, only a real change counts: a
+        // transition that keeps the status (a parked retry) is no event.
+        boolean changed = after.version() != 0
+                && (untouched(t.before()) || !after.label().equals(t.before().label()));
+        if (!changed) {
+            return List.of();
         }
-        if (after.version() != 0 && resolvesSubmission(t)) {
-            SubmitResult answer = OrderAnswers.of(after.id(), status, after.cause(), false);
-            IdempotencyStore.completeForOrder(handle, after.id(), answer.httpStatus(), answer.body());
-        }
+        // Every status change is an event, in the transition's transaction and outbox row (DESIGN.md 9,
+        // docs/events.md), after the transition's own messages.
+        OrderData o = after.data();
+        return List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
+                OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(), after.label(),
+                        t.reason().code(), o.totalCents(), o.currency(), after.version(), java.time.Instant.now())));
     }
 
-    /** The answer a submission resolved by {@code t} gets (see {@link #onTransition}). */
+    /** Still as it was started: its first transition (whoever runs it) resolves the submission. */
+    private static boolean untouched(SagaInstance<OrderData> s) {
+        return s.status() == SagaStatus.RUNNING && s.stepIndex() == 0 && s.stepRetries() == 0 && s.parkCount() == 0;
+    }
+
+    /** The answer a submission resolved by {@code t} gets; a replay reads the same back (OrderStore#resolution). */
     static SubmitResult answerFor(Transition<OrderData> t) {
         return OrderAnswers.of(t.after().id(), OrderStatus.valueOf(t.after().label()), t.after().cause(), false);
     }

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Submits orders: claims the idempotency key and stores the order and its saga in one
- * transaction, then runs the reservation while the client waits. The transition that resolves
- * the reservation stores the answer under the key (see {@link OrderSaga#onTransition}). Thread-safe.
+ * transaction, then runs the reservation while the client waits. A repeated key is answered from
+ * how the order's submission resolved (its saga's first transition), whoever resolved it: the
+ * request, or a saga-worker after the request's process died. Thread-safe.
  */
 public final class OrderService {
     private static final Logger log = LoggerFactory.getLogger(OrderService.class);
@@ -62,8 +63,8 @@ public final class OrderService {
 
     /**
      * Submits {@code request} under {@code idempotencyKey}, answering by {@code deadlineEpochMillis}.
-     * A repeated key answers from what was stored (DESIGN.md section 5). The answer is the one the
-     * saga stored with the transition that resolved the submission, so a replay answers the same.
+     * A repeated key answers from what was stored (DESIGN.md section 5): the transition that resolved
+     * the submission, read back through the same {@link OrderAnswers}, so a replay answers the same.
      */
     public SubmitResult submit(String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
         UUID orderId = UUID.randomUUID();
@@ -85,9 +86,9 @@ public final class OrderService {
         Instant now = clock.instant();
         SagaInstance<OrderData> started;
         try {
+            // The order is its saga's row (the orders view): claiming the key is all there is besides.
             started = engine.start(saga, orderId, data, h -> {
-                if (!OrderStore.insertClaiming(h, keys, idempotencyKey, hash, now, data,
-                        OrderStatus.PENDING_CONFIRMATION)) {
+                if (!keys.claim(h, idempotencyKey, hash, orderId, now)) {
                     throw new KeyTaken();
                 }
             });
@@ -122,9 +123,12 @@ public final class OrderService {
         if (e.completed()) {
             return new SubmitResult(e.responseStatus(), e.orderId(), e.responseBody(), true);
         }
+        // The answer is what the order's saga stored when the submission resolved (ADR 0019).
         // Not resolved yet: the first request is running, or died and a saga-worker will resolve
         // it after the lease. Never a guess: the client asks again and gets the real outcome.
-        return OrderAnswers.keyConflict("a request with this Idempotency-Key is still in progress; retry later", 409);
+        return orders.resolution(e.orderId()).map(r -> OrderAnswers.of(e.orderId(), r.status(), r.cause(), true))
+                .orElseGet(() -> OrderAnswers.keyConflict(
+                        "a request with this Idempotency-Key is still in progress; retry later", 409));
     }
 
     private SubmitResult answerStored(String key, String hash) {

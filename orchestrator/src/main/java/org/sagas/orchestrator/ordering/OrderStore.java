@@ -13,9 +13,12 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.Json;
-import org.sagas.orchestrator.persistence.IdempotencyStore;
 
-/** The {@code orders} table and the order's history (from the saga's). Thread-safe. */
+/**
+ * Reads orders: the {@code orders} view of the order sagas' rows (V11: the saga row holds the order,
+ * its status as the label and when that last changed), and the order's history (the saga's).
+ * Nothing here writes: an order is written with its saga. Thread-safe.
+ */
 public final class OrderStore {
     /** One transition as the customer sees it: {@code reason} is a stable code (e.g. {@code out_of_stock}). */
     public record HistoryEntry(String status, Instant at, String reason) {}
@@ -30,34 +33,35 @@ public final class OrderStore {
         this.jdbi = jdbi;
     }
 
-    /**
-     * Inserts the order, claiming its idempotency key in the same statement.
-     *
-     * @return false (nothing inserted) when the key was already taken
-     */
-    static boolean insertClaiming(Handle h, IdempotencyStore keys, String key, String requestHash, Instant now,
-            OrderData o, OrderStatus status) {
-        return keys.bindClaim(h.createUpdate("WITH " + IdempotencyStore.CLAIMED_CTE
-                        + " INSERT INTO orders (order_id, customer_id, currency, total_cents, lines, status)"
-                        + " SELECT order_id, :customer, :currency, :total, CAST(:lines AS jsonb), :status FROM claimed"),
-                        key, requestHash, o.orderId(), now)
-                .bind("customer", o.customerId()).bind("currency", o.currency())
-                .bind("total", o.totalCents()).bind("lines", Json.write(o.lines())).bind("status", status.name())
-                .execute() == 1;
-    }
+    /** How an order's submission resolved: its status then, and the saga's cause (kept to its end). */
+    record Resolution(OrderStatus status, org.sagas.orchestrator.saga.Reason cause) {}
 
-    /** Moves the order's customer-visible status, in the transition's transaction; true if it changed. */
-    static boolean updateStatus(Handle h, UUID orderId, OrderStatus status) {
-        // Only a real change counts: a transition that keeps the status (a parked retry) is no event.
-        return h.createUpdate("UPDATE orders SET status = :status, updated_at = now()"
-                        + " WHERE order_id = :id AND status <> :status")
-                .bind("status", status.name()).bind("id", orderId).execute() == 1;
+    /**
+     * How the submission of {@code orderId} resolved, from what its saga stored: the status of its
+     * first transition after the start (the history's second row) and the cause the saga keeps from
+     * the moment it turned back; empty while the submission is unresolved.
+     */
+    Optional<Resolution> resolution(UUID orderId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT r.label, s.cause_code, s.cause_detail FROM saga_instance s"
+                        + " CROSS JOIN LATERAL (SELECT label FROM saga_history WHERE saga_id = s.saga_id ORDER BY id"
+                        + " OFFSET 1 LIMIT 1) r WHERE s.saga_id = :id")
+                .bind("id", orderId)
+                .map((rs, ctx) -> new Resolution(OrderStatus.valueOf(rs.getString(1)), rs.getString(2) == null ? null
+                        : org.sagas.orchestrator.saga.Reason.of(rs.getString(2), rs.getString(3))))
+                .findOne());
     }
 
     /** Order counts for {@code statuses}, and when the oldest pending order was created (0: none). */
-    public record Counts(Map<OrderStatus, Long> byStatus, long oldestPendingEpochMillis) {}
+    /**
+     * @param parked orders parked on a dependency (accepted while it was unavailable): the pending
+     *     orders that are waiting, not those whose reservation is running at this moment
+     */
+    public record Counts(Map<OrderStatus, Long> byStatus, long oldestPendingEpochMillis, long parked) {}
 
-    /** Counts orders in {@code statuses} (through the status index) and finds the oldest pending one. */
+    /**
+     * Counts orders in {@code statuses} (through the status index), finds the oldest pending one and
+     * counts the parked ones (through the parked index).
+     */
     public Counts counts(List<OrderStatus> statuses) {
         return jdbi.withHandle(h -> {
             Map<OrderStatus, Long> counts = new EnumMap<>(OrderStatus.class);
@@ -67,7 +71,9 @@ public final class OrderStore {
                     .forEach(e -> counts.put(e.getKey(), e.getValue()));
             Long oldest = h.createQuery("SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint FROM orders"
                     + " WHERE status = 'PENDING_CONFIRMATION'").mapTo(Long.class).one();
-            return new Counts(counts, oldest == null ? 0 : oldest);
+            long parked = h.createQuery("SELECT count(*) FROM saga_instance WHERE parked_on IS NOT NULL"
+                    + " AND status = 'PARKED' AND saga_type = 'order'").mapTo(Long.class).one();
+            return new Counts(counts, oldest == null ? 0 : oldest, parked);
         });
     }
 
@@ -96,7 +102,7 @@ public final class OrderStore {
     public List<UnknownPayment> unknownPayments(UUID after, int limit) {
         return jdbi.withHandle(h -> h.createQuery("SELECT o.order_id,"
                         + " (extract(epoch FROM now() - o.updated_at) * 1000)::bigint AS quiet_ms, s.step_retries,"
-                        + " s.incident_cause, EXISTS (SELECT 1 FROM outbox x"
+                        + " s.incident_cause, EXISTS (SELECT 1 FROM outbox_message x"
                         + "   WHERE x.shard = (abs(hashtext(o.order_id::text)) % 64)::smallint"
                         + "   AND x.aggregate_id = o.order_id::text AND x.message_type = :charge) AS queued"
                         + " FROM orders o JOIN saga_instance s ON s.saga_id = o.order_id"

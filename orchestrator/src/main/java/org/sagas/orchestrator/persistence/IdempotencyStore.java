@@ -11,11 +11,16 @@ import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * HTTP {@code Idempotency-Key} records (DESIGN.md section 5). A key is claimed in the transaction
- * that creates the order, completed with the response once it is known, and deleted after its
- * retention. Thread-safe.
+ * that creates the order and deleted after its retention; it is written once. The answer a repeated
+ * key gets is not stored with it: it is derived from what the order's saga stored when the
+ * submission resolved (docs/decisions/0019). Keys completed before that change keep their stored
+ * answer ({@link Entry#completed}). Thread-safe.
  */
 public final class IdempotencyStore {
-    /** A stored key. {@code responseStatus} is null while the first request is still running. */
+    /**
+     * A stored key. {@code completed} with {@code responseStatus} and {@code responseBody}: an
+     * answer stored with the key (only keys written before ADR 0019); otherwise the order answers.
+     */
     public record Entry(String key, String requestHash, boolean completed, Integer responseStatus,
             String responseBody, UUID orderId, Instant createdAt) {}
 
@@ -52,29 +57,6 @@ public final class IdempotencyStore {
             Instant now) {
         return statement.bind("key", key).bind("hash", requestHash).bind("order", orderId)
                 .bind("now", Timestamp.from(now)).bind("expires", Timestamp.from(now.plus(retention)));
-    }
-
-    public void complete(String key, int status, String body) {
-        jdbi.useHandle(h -> complete(h, key, status, body));
-    }
-
-    /** Stores the answer inside the caller's transaction. */
-    public void complete(Handle h, String key, int status, String body) {
-        h.createUpdate("UPDATE idempotency_keys SET state = 'COMPLETED', response_status = :status,"
-                        + " response_body = :body WHERE idem_key = :key")
-                .bind("key", key).bind("status", status).bind("body", body).execute();
-    }
-
-    /**
-     * Stores the answer under the key that created {@code orderId}, inside the caller's
-     * transaction, unless it was stored already: the first answer stands.
-     *
-     * @return true when this stored it
-     */
-    public static boolean completeForOrder(Handle h, UUID orderId, int status, String body) {
-        return h.createUpdate("UPDATE idempotency_keys SET state = 'COMPLETED', response_status = :status,"
-                        + " response_body = :body WHERE order_id = :order AND state = 'IN_FLIGHT'")
-                .bind("order", orderId).bind("status", status).bind("body", body).execute() > 0;
     }
 
     public Optional<Entry> find(String key) {

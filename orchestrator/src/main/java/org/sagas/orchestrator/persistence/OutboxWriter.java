@@ -1,5 +1,6 @@
 package org.sagas.orchestrator.persistence;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
@@ -11,8 +12,11 @@ import org.sagas.orchestrator.tracing.Traceparent;
 
 /**
  * Appends messages to the transactional outbox inside the caller's transaction; the relay
- * publishes them after commit. Each row stores the traceparent of the span current on the calling
- * thread (null while tracing is off; ADR 0018). Stateless and thread-safe.
+ * publishes them after commit. Consecutive messages for the same key (aggregate) share one row: its
+ * own columns hold the first, column {@code more} the others (V11), so a transition's messages for
+ * one order cost one insert and one relay delete. Each row stores the traceparent of the span
+ * current on the calling thread, or the one given per message (null while tracing is off; ADR
+ * 0018); messages share a row only when they share it. Stateless and thread-safe.
  */
 public final class OutboxWriter {
     private OutboxWriter() {}
@@ -49,13 +53,33 @@ public final class OutboxWriter {
         // In the same statement: tracing adds no round trip and no row.
         String current = traceparentOf == null ? Traceparent.current() : null;
         PreparedBatch batch = handle.prepareBatch("INSERT INTO outbox (aggregate_id, topic, message_id, message_type,"
-                + " correlation_id, payload, traceparent) VALUES (:key, :topic, :id, :type, :correlation, :payload,"
-                + " :traceparent)");
-        for (OutgoingMessage m : messages) {
-            batch.bind("key", m.key()).bind("topic", m.topic()).bind("id", UUID.randomUUID())
-                    .bind("type", m.type()).bind("correlation", correlationId.apply(m))
-                    .bind("payload", Json.write(m.payload()))
-                    .bind("traceparent", traceparentOf == null ? current : traceparentOf.apply(m)).add();
+                + " correlation_id, payload, traceparent, more) VALUES (:key, :topic, :id, :type, :correlation,"
+                + " :payload, :traceparent, NULLIF(CAST(:more AS text[]), '{}'))");
+        int i = 0;
+        while (i < messages.size()) {
+            OutgoingMessage first = messages.get(i);
+            String correlation = correlationId.apply(first);
+            String traceparent = traceparentOf == null ? current : traceparentOf.apply(first);
+            List<String> more = new ArrayList<>();
+            int j = i + 1;
+            // Same key, correlation and trace: one row. (A message for another key starts a row of its
+            // own, so each aggregate's chain stays in order.)
+            while (j < messages.size() && messages.get(j).key().equals(first.key())
+                    && java.util.Objects.equals(correlationId.apply(messages.get(j)), correlation)
+                    && (traceparentOf == null
+                            || java.util.Objects.equals(traceparentOf.apply(messages.get(j)), traceparent))) {
+                OutgoingMessage m = messages.get(j);
+                more.add(m.topic());
+                more.add(UUID.randomUUID().toString());
+                more.add(m.type());
+                more.add(Json.write(m.payload()));
+                j++;
+            }
+            batch.bind("key", first.key()).bind("topic", first.topic()).bind("id", UUID.randomUUID())
+                    .bind("type", first.type()).bind("correlation", correlation)
+                    .bind("payload", Json.write(first.payload())).bind("traceparent", traceparent)
+                    .bindArray("more", String.class, more.toArray()).add();
+            i = j;
         }
         batch.execute();
     }

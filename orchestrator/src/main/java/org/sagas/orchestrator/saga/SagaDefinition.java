@@ -29,6 +29,14 @@ public interface SagaDefinition<D> {
         return List.of();
     }
 
+    /**
+     * Messages that tell of {@code transition} (e.g. a status event), written in its transaction after
+     * its own messages (commands, {@link #onEnd}): those for the same key share one outbox row.
+     */
+    default List<OutgoingMessage> events(Transition<D> transition) {
+        return List.of();
+    }
+
     /** Effects on the definition's own tables, run inside every transition's transaction. */
     default void onTransition(Handle handle, Transition<D> transition) {}
 

@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
 public final class SagaEngine {
     private static final Logger log = LoggerFactory.getLogger(SagaEngine.class);
 
-    /** What became of a consumed reply. */
+    /**
+     * What became of a consumed reply. {@code DUPLICATE}: its message id was in the inbox (only for
+     * {@link #handleReply}); a redelivery to {@link #handleReplies} is {@code NOT_AWAITED}.
+     */
     public enum ReplyOutcome { APPLIED, DUPLICATE, UNKNOWN_SAGA, NOT_AWAITED }
 
     private final Jdbi jdbi;
@@ -87,7 +90,7 @@ public final class SagaEngine {
         Transition<D> t = SagaDecisions.beginTransition(def, id, data, clock.instant(), timings);
         jdbi.useTransaction(h -> {
             alsoInTransaction.accept(h);
-            SagaStore.insert(h, t);
+            SagaStore.insert(h, t, def.events(t));
             def.onTransition(h, t);
         });
         committed(t);
@@ -161,23 +164,32 @@ public final class SagaEngine {
 
     /**
      * Applies a reply to the saga it answers ({@code correlationId} = saga id), recording the
-     * message id in the inbox in the same transaction; then runs whatever became due.
+     * message id in the inbox of {@code consumer} in the same transaction; then runs whatever became
+     * due. For callers whose message ids say who asked (an operator's settlement, the reconciler's):
+     * the inbox tells a request made twice ({@link ReplyOutcome#DUPLICATE}) from a late one.
      */
     public ReplyOutcome handleReply(String consumer, IncomingMessage message, UUID sagaId) {
-        return handleReplies(consumer, List.of(new Reply(message, sagaId))).get(0);
+        return handle(consumer, List.of(new Reply(message, sagaId))).get(0);
     }
 
     /**
-     * Applies {@code replies} in their order in one transaction: their message ids go to the inbox
-     * and the sagas they answer are locked (in id order) with one statement each, then each saga
-     * moves on; a saga answered twice sees its first reply's effect. After the commit, runs
-     * whatever became due; a failure there is logged and left to the due-time runner.
+     * Applies {@code replies} in their order in one transaction: the sagas they answer are locked (in
+     * id order) with one statement, then each saga moves on; a saga answered twice sees its first
+     * reply's effect. No inbox row: a reply is applied only while its saga waits at an asynchronous
+     * step that accepts it, and applying it moves the saga on in the same transaction, so a
+     * redelivered reply finds the saga past that wait ({@link ReplyOutcome#NOT_AWAITED}) and has no
+     * second effect (docs/decisions/0019). After the commit, runs whatever became due; a failure
+     * there is logged and left to the due-time runner.
      *
      * @return what became of each reply, in the same order
      */
-    public List<ReplyOutcome> handleReplies(String consumer, List<Reply> replies) {
+    public List<ReplyOutcome> handleReplies(List<Reply> replies) {
+        return handle(null, replies);
+    }
+
+    private List<ReplyOutcome> handle(String inboxConsumer, List<Reply> replies) {
         List<Applied<?>> results = jdbi.inTransaction(h -> {
-            Set<UUID> fresh = Inbox.firstDeliveries(h, consumer,
+            Set<UUID> fresh = inboxConsumer == null ? null : Inbox.firstDeliveries(h, inboxConsumer,
                     replies.stream().map(r -> r.message().messageId()).toList());
             Map<UUID, SagaInstance<?>> current = new HashMap<>();
             for (SagaStore.Row row : SagaStore.lockAll(h, replies.stream().map(Reply::sagaId).distinct().toList())) {
@@ -188,7 +200,7 @@ public final class SagaEngine {
                 SagaInstance<?> instance = current.get(reply.sagaId());
                 Applied<?> applied;
                 try (Scope trace = inTrace(reply.trace()); LogContext logged = LogContext.of(reply.sagaId())) {
-                    applied = !fresh.remove(reply.message().messageId())
+                    applied = fresh != null && !fresh.remove(reply.message().messageId())
                             ? new Applied<>(ReplyOutcome.DUPLICATE, null, null)
                             : instance == null ? new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null)
                             : applyReply(h, instance, reply.message());
@@ -525,7 +537,7 @@ public final class SagaEngine {
     }
 
     private <D> void write(Handle h, SagaDefinition<D> def, Transition<D> t) {
-        SagaStore.update(h, t);
+        SagaStore.update(h, t, def.events(t));
         def.onTransition(h, t);
     }
 

@@ -11,6 +11,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.tracing.Traceparent;
 
@@ -42,7 +43,8 @@ final class SagaStore {
 
     private SagaStore() {}
 
-    static <D> void insert(Handle h, Transition<D> t) {
+    /** Inserts the instance, its first history row and its outbox rows: {@code t}'s messages, then {@code events}. */
+    static <D> void insert(Handle h, Transition<D> t, List<OutgoingMessage> events) {
         SagaInstance<D> s = t.after();
         // One round trip for the instance and its first history row. The trace that creates the saga
         // (null while tracing is off) is kept, so a later resume can link to it.
@@ -55,15 +57,17 @@ final class SagaStore {
                 .bind("id", s.id()).bind("type", s.type()).bind("created", ts(s.createdAt()))
                 .bind("traceparent", Traceparent.current())
                 .bindMap(reason(t.reason())).bindMap(values(s)).execute();
-        OutboxWriter.append(h, t.messages(), s.id().toString());
+        OutboxWriter.append(h, outgoing(t, events), s.id().toString());
     }
 
-    static <D> void update(Handle h, Transition<D> t) {
+    /** Writes {@code t} under its version check, with its history row and outbox rows ({@link #insert}). */
+    static <D> void update(Handle h, Transition<D> t, List<OutgoingMessage> events) {
         t.before().status().checkMoveTo(t.after().status());
         SagaInstance<D> s = t.after();
         // The version check and the history row in one round trip: no row moved, no history written.
         int rows = h.createUpdate("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
-                        + " label = :label, version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
+                        + " label = :label, label_at = CASE WHEN label = :label THEN label_at ELSE now() END,"
+                        + " version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
                         + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
                         + " step_deadline_at = :stepDeadline, expires_at = :expires, completed_steps = :completed,"
                         + " step_retries = :retries, cause_code = :causeCode, cause_detail = :causeDetail,"
@@ -75,7 +79,17 @@ final class SagaStore {
         if (rows != 1) {
             throw new ConcurrentSagaUpdate(s.id(), t.before().version());
         }
-        OutboxWriter.append(h, t.messages(), s.id().toString());
+        OutboxWriter.append(h, outgoing(t, events), s.id().toString());
+    }
+
+    /** A transition's messages, then the events that tell of it: one outbox row per key (OutboxWriter). */
+    private static List<OutgoingMessage> outgoing(Transition<?> t, List<OutgoingMessage> events) {
+        if (events.isEmpty()) {
+            return t.messages();
+        }
+        List<OutgoingMessage> all = new java.util.ArrayList<>(t.messages());
+        all.addAll(events);
+        return all;
     }
 
     /** Bumps the version and sets a lease: the claim a runner makes before running a step. */

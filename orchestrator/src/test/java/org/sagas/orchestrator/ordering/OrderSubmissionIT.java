@@ -62,6 +62,8 @@ class OrderSubmissionIT {
         assertThat(again.httpStatus()).isEqualTo(422);
         assertThat(again.body()).isEqualTo(first.body());
         assertThat(again.replayed()).isTrue();
+        // (Nothing was stored with the key: the replay read the order's resolving transition back, ADR 0019.)
+        assertThat(bed.keys.find(key)).hasValueSatisfying(e -> assertThat(e.completed()).isFalse());
         // And the order is REJECTED, asked once, nothing to undo, no loop, the code in its history
         UUID id = first.orderId();
         assertThat(bed.orders.status(id)).hasValue(OrderStatus.REJECTED);
@@ -70,9 +72,10 @@ class OrderSubmissionIT {
         assertThat(bed.engine.runDue(100, Set.of(), null, 1000)).isZero();
         assertThat(bed.orders.find(id).orElseThrow().history()).extracting(OrderStore.HistoryEntry::reason)
                 .containsExactly("started", "order_refused");
-        assertThat(bed.outboxTypes(id)).containsExactly("OrderRejected", "CustomerNotice");
+        assertThat(bed.outboxTypes(id)).containsExactly("CustomerNotice");
         // And each status it had is an event, in the transitions' transactions
-        assertThat(bed.statusEvents(id)).containsExactly("PENDING_CONFIRMATION", "REJECTED");
+        // (the first one tells how the submission resolved: the start is no event of its own, ADR 0019)
+        assertThat(bed.statusEvents(id)).containsExactly("REJECTED");
     }
 
     @Test
@@ -98,8 +101,7 @@ class OrderSubmissionIT {
         OrderRequest request = OrdersTestbed.request("SKU-3", 1);
         UUID id = UUID.randomUUID();
         OrderData data = new OrderData(id, "c-1", "EUR", request.totalCents(), request.lines());
-        bed.engine.start(bed.saga, id, data, h -> OrderStore.insertClaiming(h, bed.keys, key, request.hash(),
-                Instant.now(), data, OrderStatus.PENDING_CONFIRMATION));
+        bed.engine.start(bed.saga, id, data, h -> bed.keys.claim(h, key, request.hash(), id, Instant.now()));
 
         // When the client retries at once: the outcome is not known yet, and it says so
         SubmitResult early = bed.submit(key, request);
@@ -143,6 +145,11 @@ class OrderSubmissionIT {
             return bed.orders.status(id).orElseThrow() == OrderStatus.AWAITING_PAYMENT;
         });
         assertThat(bed.reasonCodes(id)).containsExactly("started", "step_failed", "awaiting_reply");
+        // Its events: how the submission resolved (pending), then the change; the start is none of its own
+        assertThat(bed.statusEvents(id)).containsExactly("PENDING_CONFIRMATION", "AWAITING_PAYMENT");
+        // one outbox row per transition: the charge command and its status event share one (ADR 0019)
+        assertThat(bed.outboxTypes(id)).containsExactly("ChargePayment");
+        assertThat(bed.outboxRows(id)).isEqualTo(2);
         SubmitResult replay = bed.submit(key, OrdersTestbed.request("SKU-4", 1));
         assertThat(replay.body()).isEqualTo(answer.body());
         assertThat(replay.replayed()).isTrue();

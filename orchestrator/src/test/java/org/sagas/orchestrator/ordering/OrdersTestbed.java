@@ -155,16 +155,22 @@ final class OrdersTestbed {
 
     /** The order's messages in the outbox, in order, besides its status events (see {@link #statusEvents}). */
     List<String> outboxTypes(UUID orderId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT message_type FROM outbox WHERE aggregate_id = :id"
-                        + " AND message_type <> :status ORDER BY id")
+        return jdbi.withHandle(h -> h.createQuery("SELECT message_type FROM outbox_message WHERE aggregate_id = :id"
+                        + " AND message_type <> :status ORDER BY id, part")
                 .bind("id", orderId.toString()).bind("status", OrderMessages.ORDER_STATUS_CHANGED)
                 .mapTo(String.class).list());
     }
 
+    /** How many outbox rows the order's messages take. */
+    long outboxRows(UUID orderId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox WHERE aggregate_id = :id")
+                .bind("id", orderId.toString()).mapTo(Long.class).one());
+    }
+
     /** The statuses of the order's OrderStatusChanged events in the outbox, in order. */
     List<String> statusEvents(UUID orderId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT payload::jsonb ->> 'status' FROM outbox"
-                        + " WHERE aggregate_id = :id AND message_type = :status ORDER BY id")
+        return jdbi.withHandle(h -> h.createQuery("SELECT payload::jsonb ->> 'status' FROM outbox_message"
+                        + " WHERE aggregate_id = :id AND message_type = :status ORDER BY id, part")
                 .bind("id", orderId.toString()).bind("status", OrderMessages.ORDER_STATUS_CHANGED)
                 .mapTo(String.class).list());
     }

@@ -50,13 +50,17 @@ public final class PublishRound {
 
     /** Publishes {@code rows} (in id order) and returns what happened to each. */
     public Result publish(List<OutboxRow> rows) throws InterruptedException {
-        Map<String, ArrayDeque<OutboxRow>> chains = new LinkedHashMap<>();
+        // A row with further messages is several links of its aggregate's chain, one per message.
+        Map<String, ArrayDeque<Part>> chains = new LinkedHashMap<>();
         for (OutboxRow row : rows) {
-            chains.computeIfAbsent(row.aggregateId(), k -> new ArrayDeque<>()).add(row);
+            ArrayDeque<Part> chain = chains.computeIfAbsent(row.aggregateId(), k -> new ArrayDeque<>());
+            for (int part = 0; part <= row.more().size(); part++) {
+                chain.add(new Part(row, part));
+            }
         }
         Result result = new Result();
         int open = 0;
-        for (ArrayDeque<OutboxRow> chain : chains.values()) {
+        for (ArrayDeque<Part> chain : chains.values()) {
             send(chain.poll());
             open++;
         }
@@ -76,9 +80,11 @@ public final class PublishRound {
                 continue;
             }
             if (c.error == null) {
-                result.acked.add(c.row);
-                acknowledgements.acknowledged(c.row, c.ackNanoTime);
-                OutboxRow next = chains.get(c.row.aggregateId()).poll();
+                if (c.part.last()) {
+                    result.acked.add(c.row());
+                    acknowledgements.acknowledged(c.row(), c.ackNanoTime);
+                }
+                Part next = chains.get(c.row().aggregateId()).poll();
                 if (next != null && result.producerBroken == null && !stopping.getAsBoolean()) {
                     send(next);
                 } else {
@@ -87,8 +93,10 @@ public final class PublishRound {
                 continue;
             }
             open--;
+            // A message of a row failed: the whole row stays (or is dead-lettered) and is sent again
+            // from its first message: at least once, as for any row.
             switch (SendFailure.of(c.error)) {
-                case POISON -> result.poisoned.add(new Poisoned(c.row, c.error));
+                case POISON -> result.poisoned.add(new Poisoned(c.row(), c.error));
                 case RESTART_PRODUCER -> result.producerBroken = c.error;
                 case RETRY, STOPPED -> result.retryLater = result.retryLater == null ? c.error : result.retryLater;
             }
@@ -96,10 +104,12 @@ public final class PublishRound {
         return result;
     }
 
-    private void send(OutboxRow row) {
+    private void send(Part part) {
+        OutboxRow row = part.row();
+        OutboxRow.Message m = row.part(part.index());
         RecordHeaders headers = new RecordHeaders();
-        headers.add("message-id", row.messageId().toString().getBytes(StandardCharsets.UTF_8));
-        headers.add("message-type", row.messageType().getBytes(StandardCharsets.UTF_8));
+        headers.add("message-id", m.messageId().toString().getBytes(StandardCharsets.UTF_8));
+        headers.add("message-type", m.messageType().getBytes(StandardCharsets.UTF_8));
         if (row.correlationId() != null) {
             headers.add("correlation-id", row.correlationId().getBytes(StandardCharsets.UTF_8));
         }
@@ -108,22 +118,33 @@ public final class PublishRound {
             headers.add("traceparent", row.traceparent().getBytes(StandardCharsets.UTF_8));
         }
         ProducerRecord<String, String> record =
-                new ProducerRecord<>(row.topic(), null, row.aggregateId(), row.payload(), headers);
+                new ProducerRecord<>(m.topic(), null, row.aggregateId(), m.payload(), headers);
         AtomicBoolean reported = new AtomicBoolean();
         try {
             producer.send(record, (metadata, error) -> {
                 if (reported.compareAndSet(false, true)) {
-                    completions.add(new Completion(row, error, System.nanoTime()));
+                    completions.add(new Completion(part, error, System.nanoTime()));
                 }
             });
         } catch (RuntimeException e) {
             if (reported.compareAndSet(false, true)) {
-                completions.add(new Completion(row, e, System.nanoTime()));
+                completions.add(new Completion(part, e, System.nanoTime()));
             }
         }
     }
 
-    private record Completion(OutboxRow row, Exception error, long ackNanoTime) {}
+    /** Message {@code index} of {@code row} (0: the row's own). */
+    private record Part(OutboxRow row, int index) {
+        boolean last() {
+            return index == row.more().size();
+        }
+    }
+
+    private record Completion(Part part, Exception error, long ackNanoTime) {
+        OutboxRow row() {
+            return part.row();
+        }
+    }
 
     /** A row the broker will never take, and why. */
     public record Poisoned(OutboxRow row, Exception error) {}

@@ -60,15 +60,15 @@ public final class RelaySession implements AutoCloseable {
             + " OFFSET 0) found))";
     private static final String READ = "WITH acknowledged AS (" + DELETE_ACKNOWLEDGED + ")"
             + " SELECT o.id, o.shard, o.aggregate_id, o.topic, o.message_id, o.message_type, o.correlation_id,"
-            + " o.payload, o.created_at, o.traceparent FROM outbox o WHERE %s o.id NOT IN (SELECT unnest(?::bigint[])) AND NOT EXISTS"
+            + " o.payload, o.created_at, o.traceparent, o.more FROM outbox o WHERE %s o.id NOT IN (SELECT unnest(?::bigint[])) AND NOT EXISTS"
             + " (SELECT 1 FROM outbox_dead_letter d WHERE d.aggregate_id = o.aggregate_id) ORDER BY o.id LIMIT ?";
     private static final String READ_ALL = String.format(READ, "");
     private static final String READ_SHARDS = String.format(READ, "o.shard = ANY(?) AND");
     private static final String DEAD_LETTER = "WITH moved AS (DELETE FROM outbox WHERE shard = ? AND id = ? RETURNING *)"
             + " INSERT INTO outbox_dead_letter (id, aggregate_id, topic, message_id, message_type, correlation_id,"
-            + " payload, created_at, traceparent, error, relay_instance)"
+            + " payload, created_at, traceparent, more, error, relay_instance)"
             + " SELECT id, aggregate_id, topic, message_id, message_type, correlation_id, payload, created_at,"
-            + " traceparent, ?, ?"
+            + " traceparent, more, ?, ?"
             + " FROM moved";
     private static final String LOCKS = "SELECT l.classid::bigint AS space, l.objid::bigint AS key, l.pid"
             + " FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
@@ -198,7 +198,8 @@ public final class RelaySession implements AutoCloseable {
                         rs.getString(7),
                         rs.getString(8),
                         rs.getObject(9, OffsetDateTime.class).toInstant(),
-                        rs.getString(10)));
+                        rs.getString(10),
+                        OutboxRow.more(rs.getArray(11) == null ? null : (String[]) rs.getArray(11).getArray())));
             }
         }
         return rows;
