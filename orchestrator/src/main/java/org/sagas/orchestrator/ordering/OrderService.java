@@ -126,7 +126,9 @@ public final class OrderService {
         // The answer is what the order's saga stored when the submission resolved (ADR 0019).
         // Not resolved yet: the first request is running, or died and a saga-worker will resolve
         // it after the lease. Never a guess: the client asks again and gets the real outcome.
-        return orders.resolution(e.orderId()).map(r -> OrderAnswers.of(e.orderId(), r.status(), r.cause(), true))
+        // A key without an order (claimed by a version that named the order later) is in flight too.
+        return Optional.ofNullable(e.orderId()).flatMap(orders::resolution)
+                .map(r -> OrderAnswers.of(e.orderId(), r.status(), r.cause(), true))
                 .orElseGet(() -> OrderAnswers.keyConflict(
                         "a request with this Idempotency-Key is still in progress; retry later", 409));
     }
