@@ -1,6 +1,8 @@
 package org.sagas.adapters.messaging;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -8,6 +10,7 @@ import org.apache.kafka.common.header.Header;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.saga.IncomingMessage;
+import org.sagas.orchestrator.tracing.Tracing;
 
 /** Reads the envelope every message carries (headers + JSON body); anything missing is poison. */
 public final class ParsedMessage {
@@ -44,6 +47,16 @@ public final class ParsedMessage {
     /** The record's {@code traceparent} header (the relay copies it from the outbox row), or null. */
     public static String traceparent(ConsumerRecord<String, byte[]> record) {
         return header(record, org.sagas.orchestrator.tracing.Traceparent.HEADER);
+    }
+
+    /** A consumer span for {@code record}, continuing the trace its {@code traceparent} header names. */
+    public static Span consumerSpan(Tracing tracing, ConsumerRecord<String, byte[]> record) {
+        Span span = tracing.start(record.topic() + " process", SpanKind.CONSUMER,
+                tracing.continuing(traceparent(record)));
+        span.setAttribute("messaging.system", "kafka");
+        span.setAttribute("messaging.destination.name", record.topic());
+        span.setAttribute("messaging.kafka.message.key", String.valueOf(record.key()));
+        return span;
     }
 
     static String header(ConsumerRecord<String, byte[]> record, String name) {

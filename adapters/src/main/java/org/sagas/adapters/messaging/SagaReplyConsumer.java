@@ -1,7 +1,6 @@
 package org.sagas.adapters.messaging;
 
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,7 +84,7 @@ public final class SagaReplyConsumer implements AutoCloseable {
             try {
                 SagaEngine.Reply reply = reply(record);
                 if (tracing.on()) {
-                    Span span = consumerSpan(record);
+                    Span span = ParsedMessage.consumerSpan(tracing, record);
                     spans.add(span);
                     reply = new SagaEngine.Reply(reply.message(), reply.sagaId(), Context.root().with(span));
                 }
@@ -115,15 +114,6 @@ public final class SagaReplyConsumer implements AutoCloseable {
         return rejected;
     }
 
-    /** A consumer span continuing the trace the reply's {@code traceparent} header names. */
-    private Span consumerSpan(ConsumerRecord<String, byte[]> record) {
-        Span span = tracing.start(record.topic() + " process", SpanKind.CONSUMER,
-                tracing.continuing(ParsedMessage.traceparent(record)));
-        span.setAttribute("messaging.system", "kafka");
-        span.setAttribute("messaging.destination.name", record.topic());
-        span.setAttribute("messaging.kafka.message.key", String.valueOf(record.key()));
-        return span;
-    }
 
     private static SagaEngine.Reply reply(ConsumerRecord<String, byte[]> record) {
         IncomingMessage message = ParsedMessage.parse(record);

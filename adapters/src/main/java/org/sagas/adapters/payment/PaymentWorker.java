@@ -230,7 +230,7 @@ public final class PaymentWorker implements AutoCloseable {
                             + Topics.PAYMENTS_COMMANDS);
                 }
                 ChargePayment command = read(message.payload());
-                Span span = tracing.on() ? consumerSpan(record) : null;
+                Span span = tracing.on() ? ParsedMessage.consumerSpan(tracing, record) : null;
                 // The batch's charges run side by side (the provider's bulkhead bounds them), so a
                 // slow provider costs one call's latency per batch, not one per command. A
                 // redelivered command calls the provider again with the same key and gets the
@@ -274,15 +274,6 @@ public final class PaymentWorker implements AutoCloseable {
         return new Charged(replies, rejected, failed, refunds, traceparents);
     }
 
-    /** A consumer span continuing the trace the command's {@code traceparent} header names. */
-    private Span consumerSpan(ConsumerRecord<String, byte[]> record) {
-        Span span = tracing.start(record.topic() + " process", SpanKind.CONSUMER,
-                tracing.continuing(ParsedMessage.traceparent(record)));
-        span.setAttribute("messaging.system", "kafka");
-        span.setAttribute("messaging.destination.name", record.topic());
-        span.setAttribute("messaging.kafka.message.key", String.valueOf(record.key()));
-        return span;
-    }
 
     /**
      * {@code work} as it runs on a charging thread: inside {@code span} (when traced) and with the
@@ -300,7 +291,7 @@ public final class PaymentWorker implements AutoCloseable {
 
     /** Refunds; a failure throws (the batch is retried, charges included: they answer from the ledger). */
     private void refund(Refunding r, List<ConsumerLoop.Rejected> rejected) {
-        Span span = tracing.on() ? consumerSpan(r.record()) : null;
+        Span span = tracing.on() ? ParsedMessage.consumerSpan(tracing, r.record()) : null;
         try (Scope scope = span != null ? span.makeCurrent() : Scope.noop();
                 LogContext logged = LogContext.of(r.command().orderId())) {
             PaymentProvider.Charge now = refund.apply(r.command());
