@@ -171,17 +171,16 @@ class OverviewRoutesIT {
         UUID id = UUID.randomUUID();
         boolean terminal = status.equals("CONFIRMED");
         jdbi.useHandle(h -> {
-            h.createUpdate("INSERT INTO orders (order_id, customer_id, currency, total_cents, lines, status, created_at,"
-                    + " updated_at) VALUES (:id, 'c-1', 'EUR', 100, '[]'::jsonb, :status,"
-                    + " now() - make_interval(secs => :age), now())").bind("id", id).bind("status", status)
-                    .bind("age", ageSeconds).execute();
+            // The orders are a view of the order sagas (V11): the order is its saga's data and label.
             h.createUpdate("INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version, data, parked_on,"
                     + " created_at, updated_at, incident_cause, incident_detail, incident_at) VALUES (:id, 'order',"
-                    + " :saga, 'RESERVE_STOCK', :status, 1, '{}'::jsonb, :parkedOn, now(), now(), :incident,"
+                    + " :saga, 'RESERVE_STOCK', :status, 1, '{\"customerId\":\"c-1\",\"currency\":\"EUR\","
+                    + "\"totalCents\":100,\"lines\":[]}'::jsonb, :parkedOn, now() - make_interval(secs => :age),"
+                    + " now(), :incident,"
                     + " CASE WHEN CAST(:incident AS text) IS NULL THEN NULL ELSE 'test' END,"
                     + " CASE WHEN CAST(:incident AS text) IS NULL THEN NULL ELSE now() END)")
                     .bind("id", id).bind("saga", terminal ? "COMPLETED" : "PARKED").bind("status", status)
-                    .bind("parkedOn", terminal ? null : "inventory")
+                    .bind("parkedOn", terminal ? null : "inventory").bind("age", ageSeconds)
                     .bind("incident", incident).execute();
         });
         return id;
