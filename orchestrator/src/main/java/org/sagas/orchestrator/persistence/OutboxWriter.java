@@ -51,7 +51,13 @@ public final class OutboxWriter {
             return;
         }
         // In the same statement: tracing adds no round trip and no row.
-        String current = traceparentOf == null ? Traceparent.current() : null;
+        Function<OutgoingMessage, String> traceOf;
+        if (traceparentOf != null) {
+            traceOf = traceparentOf;
+        } else {
+            String current = Traceparent.current();
+            traceOf = m -> current;
+        }
         PreparedBatch batch = handle.prepareBatch("INSERT INTO outbox (aggregate_id, topic, message_id, message_type,"
                 + " correlation_id, payload, traceparent, more) VALUES (:key, :topic, :id, :type, :correlation,"
                 + " :payload, :traceparent, NULLIF(CAST(:more AS text[]), '{}'))");
@@ -59,15 +65,14 @@ public final class OutboxWriter {
         while (i < messages.size()) {
             OutgoingMessage first = messages.get(i);
             String correlation = correlationId.apply(first);
-            String traceparent = traceparentOf == null ? current : traceparentOf.apply(first);
+            String traceparent = traceOf.apply(first);
             List<String> more = new ArrayList<>();
             int j = i + 1;
             // Same key, correlation and trace: one row. (A message for another key starts a row of its
             // own, so each aggregate's chain stays in order.)
             while (j < messages.size() && messages.get(j).key().equals(first.key())
                     && java.util.Objects.equals(correlationId.apply(messages.get(j)), correlation)
-                    && (traceparentOf == null
-                            || java.util.Objects.equals(traceparentOf.apply(messages.get(j)), traceparent))) {
+                    && java.util.Objects.equals(traceOf.apply(messages.get(j)), traceparent)) {
                 OutgoingMessage m = messages.get(j);
                 more.add(m.topic());
                 more.add(UUID.randomUUID().toString());
