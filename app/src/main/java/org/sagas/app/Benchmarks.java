@@ -35,7 +35,7 @@ final class Benchmarks {
                             .run(settings, ThroughputBenchmark.results("reconcile"));
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(settings, ThroughputBenchmark.results("cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(benchSettings(settings), ThroughputBenchmark.results("cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -108,6 +109,7 @@ final class CascadeBenchmark {
                 warmUp(http, api, skus, rig.monitor());
             }
             Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+            Map<String, AtomicInteger> failedBy = new ConcurrentHashMap<>();
             Set<UUID> accepted = ConcurrentHashMap.newKeySet();
             Latencies latencies = new Latencies();
             List<CompletableFuture<Void>> inFlight = new ArrayList<>();
@@ -133,7 +135,11 @@ final class CascadeBenchmark {
                                 + "\",\"quantity\":1,\"unitPriceCents\":500}]}")).build();
                 inFlight.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((r, e) -> {
                     latencies.add((System.nanoTime() - t0) / 1000);
-                    outcomes.computeIfAbsent(classify(r, e, accepted), k -> new AtomicInteger()).incrementAndGet();
+                    String outcome = classify(r, e, accepted);
+                    outcomes.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet();
+                    if (outcome.equals("failed")) {
+                        failedBy.computeIfAbsent(failure(r, e), k -> new AtomicInteger()).incrementAndGet();
+                    }
                     return null;
                 }));
                 if (i % RATE == RATE - 1) {
@@ -167,6 +173,7 @@ final class CascadeBenchmark {
             row.put("pending", count(outcomes, "pending"));
             row.put("failed", count(outcomes, "failed"));
             row.put("shed", count(outcomes, "shed"));
+            row.put("failed_by", new TreeMap<>(failedBy));
             row.put("p50_ms", Math.round(latencies.percentileMillis(50)));
             row.put("p99_ms", Math.round(latencies.percentileMillis(99)));
             row.put("drain_seconds", drain < 0 ? null : Math.round(drain * 10) / 10.0);
@@ -223,6 +230,16 @@ final class CascadeBenchmark {
             }
         }
         return "failed";
+    }
+
+    /** What a failed submission met: its status and problem type, or the client's exception. */
+    private static String failure(HttpResponse<String> r, Throwable e) {
+        if (e != null || r == null) {
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                    ? e.getCause() : e;
+            return cause == null ? "no answer" : cause.getClass().getSimpleName();
+        }
+        return r.statusCode() + " " + SafeJson.read(r.body()).path("type").asText();
     }
 
     private static long open(BenchRig.Monitor db, String customer) throws Exception {
