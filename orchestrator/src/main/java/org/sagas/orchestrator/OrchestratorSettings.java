@@ -50,7 +50,8 @@ public final class OrchestratorSettings {
             "requests", API,
             "order submissions in flight from which payment and reply consumers in the same process wait");
     public static final Setting<Duration> FOREGROUND_MAX_WAIT = millis("SAGA_FOREGROUND_MAX_WAIT_MS", 1_000, 0,
-            60_000, API, "longest such wait before each consumed batch (0: never wait; ADR 0005)");
+            60_000, API, "longest a consumed record is held back so, counted from when it was written to Kafka"
+                    + " (0: never wait; ADR 0005)");
     public static final Setting<Integer> FOREGROUND_CPU_PERCENT = integer("SAGA_FOREGROUND_CPU_PERCENT", 90, 0, 100,
             "%", API, "... and only while the machine's CPU use is at least this");
 

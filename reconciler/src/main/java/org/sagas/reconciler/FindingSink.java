@@ -57,7 +57,7 @@ public final class FindingSink implements AutoCloseable {
         this.afterOutboxWrite = afterOutboxWrite;
         this.registry = registry;
         this.loop = new ConsumerLoop(bootstrapServers, CONSUMER, Topics.RECONCILIATION_FINDINGS, this::handle,
-                () -> {}, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE,
+                ConsumerLoop.BatchGate.NONE, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE,
                 Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
     }
 

@@ -44,8 +44,8 @@ public final class RepairWorker implements AutoCloseable {
         this.payments = payments;
         this.inventory = inventory;
         this.registry = registry;
-        this.loop = new ConsumerLoop(bootstrapServers, CONSUMER, Topics.RECONCILIATION_REPAIRS, this::handle, () -> {},
-                registry);
+        this.loop = new ConsumerLoop(bootstrapServers, CONSUMER, Topics.RECONCILIATION_REPAIRS, this::handle,
+                ConsumerLoop.BatchGate.NONE, registry);
     }
 
     public RepairWorker start() {

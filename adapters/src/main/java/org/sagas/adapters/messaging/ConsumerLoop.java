@@ -63,7 +63,7 @@ public final class ConsumerLoop implements AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, byte[]> deadLetters;
     private final BatchHandler handler;
-    private final Runnable beforeEachBatch;
+    private final BatchGate beforeEachBatch;
     private final Duration retryFor;
     private final DeadLetterListener onDeadLetter;
     private final Thread thread;
@@ -103,21 +103,35 @@ public final class ConsumerLoop implements AutoCloseable {
         void deadLettering(ConsumerRecord<String, byte[]> record, String reason);
     }
 
+    /** Runs before each batch is handled, and may hold it back. */
+    @FunctionalInterface
+    public interface BatchGate {
+        /** Holds nothing back. */
+        BatchGate NONE = oldestEpochMillis -> { };
+
+        /**
+         * @param oldestEpochMillis when the batch's oldest record was written to Kafka (its
+         *     timestamp; now for a record without one)
+         */
+        void beforeBatch(long oldestEpochMillis);
+    }
+
     /** As the full constructor, retrying a failing record for {@link #DEFAULT_RETRY_FOR}, telling no one. */
     public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
-            Runnable beforeEachBatch, MeterRegistry registry) {
+            BatchGate beforeEachBatch, MeterRegistry registry) {
         this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, DEFAULT_RETRY_FOR,
                 DeadLetterListener.NONE);
     }
 
     /**
-     * @param beforeEachBatch runs before each batch is handled (e.g. waits while clients are
-     *     busy, see {@code ForegroundFirst}); {@code () -> {}} for nothing
+     * @param beforeEachBatch runs before each batch is handled, given its oldest record's time
+     *     (e.g. waits while clients are busy, see {@code ForegroundFirst}); {@link BatchGate#NONE}
+     *     for nothing
      * @param retryFor how long a record whose handling keeps failing is tried again before it is
      *     dead-lettered
      */
     public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
-            Runnable beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter) {
+            BatchGate beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter) {
         this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, retryFor, onDeadLetter, Map.of());
     }
 
@@ -126,7 +140,7 @@ public final class ConsumerLoop implements AutoCloseable {
      * {@code read_committed} for a topic written in Kafka transactions).
      */
     public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
-            Runnable beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter,
+            BatchGate beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter,
             Map<String, Object> consumerOverrides) {
         this.topic = topic;
         this.handler = handler;
@@ -221,9 +235,19 @@ public final class ConsumerLoop implements AutoCloseable {
         deadLetters.close(Duration.ofSeconds(5));
     }
 
+    private static long oldest(List<ConsumerRecord<String, byte[]>> batch) {
+        long oldest = System.currentTimeMillis();
+        for (ConsumerRecord<String, byte[]> record : batch) {
+            if (record.timestamp() >= 0 && record.timestamp() < oldest) {
+                oldest = record.timestamp();
+            }
+        }
+        return oldest;
+    }
+
     /** Handles {@code batch}; each of its records ends handled, dead-lettered or set aside. */
     private void process(List<ConsumerRecord<String, byte[]>> batch) {
-        beforeEachBatch.run();
+        beforeEachBatch.beforeBatch(oldest(batch));
         List<Rejected> rejected;
         try {
             rejected = handler.handle(batch);

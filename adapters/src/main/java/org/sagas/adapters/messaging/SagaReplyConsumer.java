@@ -33,14 +33,14 @@ public final class SagaReplyConsumer implements AutoCloseable {
 
     /** @param beforeEachBatch see {@link ConsumerLoop} */
     public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
-            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
+            ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
         this(engine, bootstrapServers, group, topic, threads, beforeEachBatch, registry,
                 ConsumerLoop.DEFAULT_RETRY_FOR);
     }
 
     /** @param retryFor how long a reply whose handling fails is retried before it is dead-lettered */
     public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
-            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
+            ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
             java.time.Duration retryFor) {
         this.engine = engine;
         this.loops = java.util.stream.IntStream.range(0, threads)

@@ -93,7 +93,7 @@ public final class PaymentWorker implements AutoCloseable {
     public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge,
             Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
-            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
+            ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
         this(outbox(jdbi, afterOutboxWrite), bootstrapServers, group, threads, chargingThreads, charge, refund,
                 beforeEachBatch, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
     }
@@ -108,7 +108,7 @@ public final class PaymentWorker implements AutoCloseable {
     public PaymentWorker(ReplySink replies, String bootstrapServers, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge,
             Function<RefundPayment, PaymentProvider.Charge> refund,
-            Runnable beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
+            ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
             java.time.Duration retryFor, ConsumerLoop.DeadLetterListener onDeadLetter) {
         this.replies = replies;
         this.charging = org.sagas.orchestrator.lifecycle.Threads.pool("payment-charge", chargingThreads);

@@ -75,7 +75,7 @@ class ConsumerLoopIT {
 
         // When the loop consumes them
         try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), "loop-" + UUID.randomUUID(), topic,
-                handler, yields::incrementAndGet, new SimpleMeterRegistry()).start()) {
+                handler, oldest -> yields.incrementAndGet(), new SimpleMeterRegistry()).start()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == RECORDS - 1);
 
             // Then every good record took effect exactly once, in batches of at most 20, the others in
@@ -140,7 +140,7 @@ class ConsumerLoopIT {
         long started = System.nanoTime();
 
         // When the loop consumes them, retrying a failing record for 3 s
-        try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), group, topic, handler, () -> {},
+        try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), group, topic, handler, ConsumerLoop.BatchGate.NONE,
                 new SimpleMeterRegistry(), retryFor, (record, reason) -> toldAbout.add(record.key() + ": " + reason))
                 .start()) {
             // Then the 200 others take effect while the poison is still being retried

@@ -107,7 +107,7 @@ class PaymentWorkerTest {
     private static PaymentWorker worker(Function<ChargePayment, PaymentProvider.Charge> charge) {
         // Consumers are built but never started: no broker, and with nothing to record no database.
         return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, 4, charge,
-                refund -> PaymentProvider.Charge.REFUNDED, () -> { }, () -> { }, new SimpleMeterRegistry());
+                refund -> PaymentProvider.Charge.REFUNDED, () -> { }, ConsumerLoop.BatchGate.NONE, new SimpleMeterRegistry());
     }
 
     private static ConsumerRecord<String, byte[]> command(String key) {

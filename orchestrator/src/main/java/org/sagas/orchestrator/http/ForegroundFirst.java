@@ -17,10 +17,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Clients first: while {@code busyAt} or more order submissions are in flight in this process
  * and the machine's cores are busy, background work here (consuming payment commands and replies)
- * waits before each batch of records, up to {@code maxWait} at a time, so that the cores go to the requests
- * someone is waiting on. What waits is asynchronous by design and sits safely in Kafka meanwhile;
- * it catches up as soon as the submissions thin out. With cores to spare nothing waits, however
- * many submissions are in flight; a process without the API never waits. Thread-safe.
+ * waits before each batch of records so that the cores go to the requests someone is waiting on.
+ * What waits is asynchronous by design and sits safely in Kafka meanwhile, but not for ever: a
+ * record is held back until it is {@code maxWait} old at most, counted from when it was written,
+ * so under sustained load the background runs that far behind and no further — confirmations are
+ * delayed, never starved (ADR 0005). With cores to spare nothing waits, however many submissions
+ * are in flight; a process without the API never waits. Thread-safe.
  */
 public final class ForegroundFirst {
     private static final long READ_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -76,9 +78,18 @@ public final class ForegroundFirst {
         };
     }
 
-    /** Waits while clients are busy, at most the configured time; returns at once otherwise. */
-    public void yieldToClients() {
-        if (maxWaitNanos == 0 || inFlight.get() < busyAt || !coresBusy.getAsBoolean()) {
+    /**
+     * Waits while clients are busy, until the batch's oldest record is {@code maxWait} old at
+     * most; returns at once otherwise.
+     *
+     * @param oldestEpochMillis when the batch's oldest record was written
+     */
+    public void yieldToClients(long oldestEpochMillis) {
+        if (maxWaitNanos == 0 || inFlight.get() < busyAt) {
+            return;
+        }
+        long leftMillis = oldestEpochMillis + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) - System.currentTimeMillis();
+        if (leftMillis <= 0 || !coresBusy.getAsBoolean()) {
             return;
         }
         waits.increment();
@@ -86,11 +97,11 @@ public final class ForegroundFirst {
         long logged = lastLogged.get();
         // Visible, but one line per LOG_EVERY at most: the count hovers around the threshold under load.
         if (start - logged >= LOG_EVERY_NANOS && lastLogged.compareAndSet(logged, start)) {
-            log.info("clients first: {} submissions in flight and the cores busy; background consumers wait up to"
-                    + " {} ms before each batch (saga_background_yields_total)", inFlight.get(),
+            log.info("clients first: {} submissions in flight and the cores busy; background consumers hold records"
+                    + " back until they are {} ms old at most (saga_background_yields_total)", inFlight.get(),
                     TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
         }
-        long end = start + maxWaitNanos;
+        long end = start + TimeUnit.MILLISECONDS.toNanos(Math.min(leftMillis, TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)));
         synchronized (calmer) {
             long left;
             while (inFlight.get() >= busyAt && (left = end - System.nanoTime()) > 0) {

@@ -24,7 +24,7 @@ class ForegroundFirstTest {
         foreground.around(ADMIT).admit(null, REQUEST);
 
         // When background work asks, it goes on at once
-        assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(CompletableFuture.runAsync(() -> foreground.yieldToClients(System.currentTimeMillis()))).succeedsWithin(Duration.ofSeconds(5));
         assertThat(registry.counter("saga.background.yields").count()).isZero();
     }
 
@@ -36,7 +36,7 @@ class ForegroundFirstTest {
         foreground.around(ADMIT).admit(null, REQUEST);
 
         // When background work asks, it waits
-        CompletableFuture<Void> background = CompletableFuture.runAsync(foreground::yieldToClients);
+        CompletableFuture<Void> background = CompletableFuture.runAsync(() -> foreground.yieldToClients(System.currentTimeMillis()));
         assertThat(background).failsWithin(Duration.ofMillis(200))
                 .withThrowableOfType(java.util.concurrent.TimeoutException.class);
 
@@ -55,8 +55,27 @@ class ForegroundFirstTest {
 
         // When background work asks, it goes on after its longest wait all the same
         long start = System.nanoTime();
-        assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(CompletableFuture.runAsync(() -> foreground.yieldToClients(System.currentTimeMillis()))).succeedsWithin(Duration.ofSeconds(5));
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(100);
+    }
+
+    @Test
+    void shouldHoldARecordBackOnlyUntilItIsAsOldAsTheLongestWait() {
+        // Given clients that stay busy, and a longest wait of 1 s
+        ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(1), () -> true, registry);
+        foreground.around(ADMIT).admit(null, REQUEST);
+
+        // When a batch whose oldest record was written 2 s ago asks, it goes on at once, uncounted
+        assertThat(CompletableFuture.runAsync(() -> foreground.yieldToClients(System.currentTimeMillis() - 2000)))
+                .succeedsWithin(Duration.ofMillis(500));
+        assertThat(registry.counter("saga.background.yields").count()).isZero();
+
+        // When its oldest record was written 900 ms ago, it waits the 100 ms left, not the whole second
+        long start = System.nanoTime();
+        assertThat(CompletableFuture.runAsync(() -> foreground.yieldToClients(System.currentTimeMillis() - 900)))
+                .succeedsWithin(Duration.ofSeconds(5));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(50L, 800L);
+        assertThat(registry.counter("saga.background.yields").count()).isEqualTo(1);
     }
 
     @Test
@@ -68,7 +87,7 @@ class ForegroundFirstTest {
         }
 
         // When background work asks, it goes on at once
-        assertThat(CompletableFuture.runAsync(foreground::yieldToClients)).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(CompletableFuture.runAsync(() -> foreground.yieldToClients(System.currentTimeMillis()))).succeedsWithin(Duration.ofSeconds(5));
         assertThat(registry.counter("saga.background.yields").count()).isZero();
     }
 
