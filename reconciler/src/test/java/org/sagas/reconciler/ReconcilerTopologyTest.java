@@ -222,6 +222,18 @@ class ReconcilerTopologyTest {
         });
     }
 
+    @Test
+    void shouldNotFindAChargeWithoutReplyForAnOrderCompensatingAfterAReplyHandedOverInProcess() {
+        // Given an order whose payment reply went straight to its saga (no payments.events record),
+        // declined, and whose compensation now waits on inventory longer than the reply window
+        UUID compensating = UUID.randomUUID();
+        t.status(compensating, "AWAITING_PAYMENT", 1, 500);
+        t.command(compensating, 500);
+        t.status(compensating, "COMPENSATING", 2, 500);
+        t.advance(TopologyFixture.REPLY_WINDOW.plus(SECOND.multipliedBy(3)));
+        assertThat(t.findings()).isEmpty();
+    }
+
     // ---- RESERVED_NOT_ORDERED -------------------------------------------------------------------
 
     @Test
