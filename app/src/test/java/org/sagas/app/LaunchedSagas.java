@@ -37,7 +37,8 @@ final class LaunchedSagas {
     /** As {@link #launch(Map, String...)}, collecting the output into {@code output} (a thread-safe list). */
     static LaunchedSagas launch(Map<String, String> env, List<String> output, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+                .toString(), "-Xmx1g", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(k -> k.startsWith("SAGA_"));

@@ -38,7 +38,8 @@ class ScaleOutFirstOrderIT {
         try {
             // When a second api process starts, cold, and reports ready
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                    .toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "api"));
+                    .toString(), "-Xmx512m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                    Main.class.getName(), "api"));
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
             builder.environment().keySet().removeIf(k -> k.startsWith("SAGA_"));
