@@ -141,8 +141,10 @@ final class SteadyBenchmark {
         Map<String, Object> cost = new LinkedHashMap<>();
         new OrderCost(cpuUsed, dbUsed, monitorStatements, confirmed, rig.productDbName(), BenchRig.SANDBOX_DB)
                 .into(cost);
-        for (String k : List.of("product_cpu_ms_per_order", "product_transactions_per_order", "product_rows_per_order",
-                "product_wal_bytes_per_order", "participants_cpu_ms_per_order", "client_cpu_ms_per_order")) {
+        for (String k : List.of("product_cpu_ms_per_order", "product_cpu_ms_per_order_jvm",
+                "product_cpu_ms_per_order_postgres", "product_cpu_ms_per_order_broker", "product_transactions_per_order",
+                "product_rows_per_order", "product_wal_bytes_per_order", "participants_cpu_ms_per_order",
+                "client_cpu_ms_per_order")) {
             row.put(k, cost.get(k));
         }
         row.put("targets_met", count(outcomes, "503") == 0 && count(outcomes, "parked") == 0
