@@ -70,8 +70,12 @@ public final class PaymentWorker implements AutoCloseable {
      */
     @FunctionalInterface
     public interface ReplySink {
-        /** Delivers {@code replies}; {@code traceOf} gives each one's command's traceparent (null: none). */
-        void deliver(List<OutgoingMessage> replies, Function<OutgoingMessage, String> traceOf);
+        /**
+         * Delivers {@code replies}; {@code traceOf} gives each one's command's traceparent (null: none).
+         *
+         * @return the replies no saga took (their commands are dead-lettered with the reason)
+         */
+        List<OutgoingMessage> deliver(List<OutgoingMessage> replies, Function<OutgoingMessage, String> traceOf);
     }
 
     private final ReplySink replies;
@@ -134,6 +138,7 @@ public final class PaymentWorker implements AutoCloseable {
         return (out, traceOf) -> {
             jdbi.useTransaction(h -> OutboxWriter.appendTraced(h, out, traceOf));
             afterOutboxWrite.run();
+            return List.of();
         };
     }
 
@@ -167,12 +172,13 @@ public final class PaymentWorker implements AutoCloseable {
             } finally {
                 spans.forEach(Span::end);
             }
+            List<OutgoingMessage> untaken = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_SAGA) {
-                    log.error("order {}: payment {} for a saga that does not exist; dropped", out.get(i).key(),
-                            out.get(i).type());
+                    untaken.add(out.get(i));
                 }
             }
+            return untaken;
         };
     }
 
@@ -190,7 +196,8 @@ public final class PaymentWorker implements AutoCloseable {
      * records set aside, and the first failure (the provider failed: the batch is retried).
      */
     record Charged(Map<UUID, OutgoingMessage> replies, List<ConsumerLoop.Rejected> rejected,
-            RuntimeException failed, List<Refunding> refunds, Map<UUID, String> traceparents) {}
+            RuntimeException failed, List<Refunding> refunds, Map<UUID, String> traceparents,
+            Map<UUID, ConsumerRecord<String, byte[]>> commands) {}
 
     /** A refund command of the batch, run once the batch's charges ended. */
     record Refunding(ConsumerRecord<String, byte[]> record, RefundPayment command) {}
@@ -208,9 +215,20 @@ public final class PaymentWorker implements AutoCloseable {
         Map<OutgoingMessage, String> traceOf = new java.util.IdentityHashMap<>();
         charged.replies().forEach((id, reply) -> traceOf.put(reply, charged.traceparents().get(id)));
         List<OutgoingMessage> out = List.copyOf(charged.replies().values());
-        replies.deliver(out, traceOf::get);
+        List<OutgoingMessage> untaken = replies.deliver(out, traceOf::get);
         out.forEach(r -> log.debug("order {} payment {}", r.key(), r.type()));
-        return charged.rejected();
+        if (untaken.isEmpty()) {
+            return charged.rejected();
+        }
+        // As the reply consumer does with a reply no saga takes: the command goes to the dead letters.
+        List<ConsumerLoop.Rejected> rejected = new ArrayList<>(charged.rejected());
+        charged.replies().forEach((id, reply) -> {
+            if (untaken.contains(reply)) {
+                rejected.add(new ConsumerLoop.Rejected(charged.commands().get(id), "no saga " + reply.key()
+                        + " for its payment " + reply.type()));
+            }
+        });
+        return rejected;
     }
 
     /** Calls the provider for each command of the batch, side by side; writes nothing. */
@@ -271,7 +289,9 @@ public final class PaymentWorker implements AutoCloseable {
                 }
             }
         }
-        return new Charged(replies, rejected, failed, refunds, traceparents);
+        Map<UUID, ConsumerRecord<String, byte[]>> commands = new java.util.HashMap<>();
+        calls.forEach((id, c) -> commands.put(id, c.record()));
+        return new Charged(replies, rejected, failed, refunds, traceparents, commands);
     }
 
 

@@ -100,6 +100,25 @@ class PaymentWorkerTest {
         assertThat(calls).hasValue(0);
     }
 
+    @Test
+    void shouldDeadLetterTheCommandOfAReplyNoSagaTakes() {
+        // Given a sink (the engine of this process) that knows no saga of the batch's first order
+        ConsumerRecord<String, byte[]> orphan = command("orphan:charge");
+        ConsumerRecord<String, byte[]> known = command("known:charge");
+        worker = new PaymentWorker((out, traceOf) -> out.stream().filter(r -> r.key().equals(orphan.key())).toList(),
+                "127.0.0.1:9", "unit", 1, 4, command -> PaymentProvider.Charge.CAPTURED,
+                refund -> PaymentProvider.Charge.REFUNDED, ConsumerLoop.BatchGate.NONE, new SimpleMeterRegistry(),
+                ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
+
+        // When the batch is handled, that command is set aside for the dead letters with its reason
+        List<ConsumerLoop.Rejected> rejected = worker.handle(List.of(orphan, known));
+
+        assertThat(rejected).singleElement().satisfies(r -> {
+            assertThat(r.record()).isSameAs(orphan);
+            assertThat(r.reason()).contains("no saga " + orphan.key()).contains("PaymentCaptured");
+        });
+    }
+
     private static ParticipantError refused(int status) {
         return new ParticipantError("payment", "payment POST /charges answered " + status + ": no", status, "{}");
     }
