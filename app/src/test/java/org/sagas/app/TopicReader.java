@@ -13,6 +13,7 @@ import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.sagas.orchestrator.messaging.Topics;
 
@@ -22,7 +23,16 @@ final class TopicReader {
 
     /** The message types published under {@code key}, in order, read for up to {@code within}. */
     static List<String> typesFor(String bootstrap, String topic, String key, int expected, Duration within) {
-        List<String> types = new ArrayList<>();
+        return headersFor(bootstrap, topic, key, Topics.MESSAGE_TYPE, expected, within);
+    }
+
+    /**
+     * The value of header {@code header} ("" for none) of each record published under {@code key},
+     * in order, read until {@code expected} or for up to {@code within}.
+     */
+    static List<String> headersFor(String bootstrap, String topic, String key, String header, int expected,
+            Duration within) {
+        List<String> values = new ArrayList<>();
         try (var consumer = new KafkaConsumer<String, String>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + UUID.randomUUID(),
@@ -30,15 +40,16 @@ final class TopicReader {
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
             long end = System.nanoTime() + within.toNanos();
-            while (System.nanoTime() < end && types.size() < expected) {
+            while (System.nanoTime() < end && values.size() < expected) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                     if (key.equals(r.key())) {
-                        types.add(new String(r.headers().lastHeader(Topics.MESSAGE_TYPE).value(), StandardCharsets.UTF_8));
+                        Header h = r.headers().lastHeader(header);
+                        values.add(h == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
                     }
                 }
             }
         }
-        return types;
+        return values;
     }
 
     /** A message as published: its type header and its JSON body. */

@@ -14,19 +14,11 @@ import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -218,24 +210,7 @@ class TracesIT {
 
     /** The {@code traceparent} header of each record under {@code key} ("" for none), read until {@code expected}. */
     private static List<String> traceparentHeaders(String topic, String key, int expected) {
-        List<String> found = new ArrayList<>();
-        try (var consumer = new KafkaConsumer<String, String>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, "test-traces-" + UUID.randomUUID(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < end && found.size() < expected) {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (key.equals(r.key())) {
-                        Header h = r.headers().lastHeader("traceparent");
-                        found.add(h == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
-                    }
-                }
-            }
-        }
-        return found;
+        return TopicReader.headersFor(bootstrap, topic, key, "traceparent", expected, Duration.ofSeconds(20));
     }
 
     private static String newTraceId() {
