@@ -33,7 +33,7 @@ public final class ForegroundFirst {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
     private final int busyAt;
-    private final long maxWaitNanos;
+    private final long maxWaitMillis;
     private final Object calmer = new Object();
     private final BooleanSupplier coresBusy;
     private final Counter waits;
@@ -47,7 +47,7 @@ public final class ForegroundFirst {
             throw new IllegalArgumentException("busyAt must be at least 1, was " + busyAt);
         }
         this.busyAt = busyAt;
-        this.maxWaitNanos = maxWait.toNanos();
+        this.maxWaitMillis = maxWait.toMillis();
         this.coresBusy = coresBusy;
         this.waits = Counter.builder("saga.background.yields")
                 .description("Background records held back while clients' submissions were in flight")
@@ -85,10 +85,10 @@ public final class ForegroundFirst {
      * @param oldestEpochMillis when the batch's oldest record was written
      */
     public void yieldToClients(long oldestEpochMillis) {
-        if (maxWaitNanos == 0 || inFlight.get() < busyAt) {
+        if (maxWaitMillis == 0 || inFlight.get() < busyAt) {
             return;
         }
-        long leftMillis = oldestEpochMillis + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) - System.currentTimeMillis();
+        long leftMillis = oldestEpochMillis + maxWaitMillis - System.currentTimeMillis();
         if (leftMillis <= 0 || !coresBusy.getAsBoolean()) {
             return;
         }
@@ -99,9 +99,10 @@ public final class ForegroundFirst {
         if (start - logged >= LOG_EVERY_NANOS && lastLogged.compareAndSet(logged, start)) {
             log.info("clients first: {} submissions in flight and the cores busy; background consumers hold records"
                     + " back until they are {} ms old at most (saga_background_yields_total)", inFlight.get(),
-                    TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
+                    maxWaitMillis);
         }
-        long end = start + TimeUnit.MILLISECONDS.toNanos(Math.min(leftMillis, TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)));
+        // At most the whole wait, even for a record stamped ahead of this clock.
+        long end = start + TimeUnit.MILLISECONDS.toNanos(Math.min(leftMillis, maxWaitMillis));
         synchronized (calmer) {
             long left;
             while (inFlight.get() >= busyAt && (left = end - System.nanoTime()) > 0) {
