@@ -1,6 +1,7 @@
 package org.sagas.app;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,7 @@ final class Benchmarks {
 
     static int run(List<String> args, Map<String, String> flags, Settings settings, PrintStream out) {
         if (args.isEmpty()) {
-            throw new ConfigurationError("bench needs a name: throughput, steady, relay, cascade or reconcile");
+            throw new ConfigurationError("bench needs a name: throughput, steady, overload, relay, cascade or reconcile");
         }
         try {
             switch (args.get(0)) {
@@ -20,27 +21,31 @@ final class Benchmarks {
                             Duration.ofSeconds(intFlag(flags, "--duration", 30)),
                             flags.containsKey("--provider-latency-ms") ? intFlag(flags, "--provider-latency-ms", 0) : 0,
                             flags.containsKey("--warm-up"))
-                            .run(benchSettings(settings), ThroughputBenchmark.results("throughput"));
+                            .run(benchSettings(settings), results(flags, "throughput"));
                     return 0;
                 case "steady":
                     new SteadyBenchmark(out, intFlag(flags, "--rate", 100),
                             Duration.ofSeconds(intFlag(flags, "--duration", 12)), flags.containsKey("--warm-up"))
-                            .run(benchSettings(settings), ThroughputBenchmark.results("steady"));
+                            .run(benchSettings(settings), results(flags, "steady"));
+                    return 0;
+                case "overload":
+                    new OverloadBenchmark(out, Duration.ofSeconds(intFlag(flags, "--duration", 60)))
+                            .run(benchSettings(settings), results(flags, "overload"));
                     return 0;
                 case "relay":
-                    relay(settings, out);
+                    relay(settings, out, results(flags, "relay"));
                     return 0;
                 case "reconcile":
                     new ReconcileBenchmark(out, intFlag(flags, "--events", 1_000_000))
-                            .run(settings, ThroughputBenchmark.results("reconcile"));
+                            .run(settings, results(flags, "reconcile"));
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(benchSettings(settings), ThroughputBenchmark.results("cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(benchSettings(settings), results(flags, "cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:
                     throw new ConfigurationError("unknown benchmark '" + args.get(0)
-                            + "' (throughput, steady, relay, cascade, reconcile)");
+                            + "' (throughput, steady, overload, relay, cascade, reconcile)");
             }
         } catch (ConfigurationError e) {
             throw e;
@@ -51,7 +56,7 @@ final class Benchmarks {
     }
 
     /** The outbox relay on its own: a migrated database and a broker, embedded unless external ones are set. */
-    private static void relay(Settings settings, PrintStream out) throws Exception {
+    private static void relay(Settings settings, PrintStream out, Path resultFile) throws Exception {
         try (EmbeddedStack stack = EmbeddedStack.scratch()) {
             Settings s = stack.start(settings, settings.embeddedDatabase(), settings.embeddedKafka());
             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
@@ -62,7 +67,7 @@ final class Benchmarks {
             try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(config)) {
                 org.sagas.migrations.Migrations.apply(ds);
                 org.sagas.relay.bench.RelayBenchmark.run(ds, s.kafkaBootstrap(), out,
-                        ThroughputBenchmark.results("relay"), org.sagas.relay.bench.RelayBenchmark.Options.defaults());
+                        resultFile, org.sagas.relay.bench.RelayBenchmark.Options.defaults());
             }
         }
     }
@@ -82,6 +87,16 @@ final class Benchmarks {
             env.put("SAGA_CLIENT_RATE", "0");
         }
         return Settings.from(env::get, Map.of());
+    }
+
+    /**
+     * Where a benchmark writes its results: {@code --results DIR} when given (the figures the README
+     * quotes go to {@code bench/results}), else {@code target/bench-results}, outside tracked files.
+     */
+    static Path results(Map<String, String> flags, String name) {
+        String dir = flags.get("--results");
+        Path home = Path.of(System.getProperty("sagas.home", "."));
+        return (dir != null ? home.resolve(dir) : home.resolve("target").resolve("bench-results")).resolve(name + ".json");
     }
 
     static int intFlag(Map<String, String> flags, String name, int defaultValue) {

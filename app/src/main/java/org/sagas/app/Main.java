@@ -134,11 +134,15 @@ public final class Main {
         out.println("  bench steady        a cold product at a steady 100 orders/s from a separate client,");
         out.println("                      inventory at 40 ms, one hot SKU then spread SKUs");
         out.println("                      [--rate N] [--duration S] [--warm-up]");
+        out.println("  bench overload      past capacity: a cold product's capacity, then open-loop 0.5, 1, 2, 3 x it");
+        out.println("                      (1,000 customers, hot SKU then spread), then 0.5 x: goodput, 503s, p99");
+        out.println("                      [--duration S] (each step, default 60)");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level,");
         out.println("                      each on a cold product [--warm-up]");
         out.println("  bench reconcile     the reconciliation topology over N replayed order events, 1 % discrepant");
         out.println("                      [--events N] (default 1000000)");
+        out.println("                      each bench writes target/bench-results/<name>.json, or into --results DIR");
         out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");
         out.println("                      [--seconds N] [--seed N] [--url http://host:port [--api-key K]]");
         out.println("                      (without --url it starts its own product)");

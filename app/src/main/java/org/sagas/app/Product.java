@@ -33,6 +33,7 @@ import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.persistence.InboxRetention;
 import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
+import org.sagas.orchestrator.resilience.AdaptiveLimit;
 import org.sagas.orchestrator.resilience.PriorityShedder;
 import org.sagas.relay.OutboxRelay;
 import org.slf4j.Logger;
@@ -243,9 +244,9 @@ final class Product implements AutoCloseable {
             // A client's share is counted only while some order is parked (accepted while inventory was
             // unavailable): healthy load makes no count per submission (ADR 0019).
             ApiServer.Admission admission = foreground.around(s.shedding()
-                    ? new AdmissionControl(new PriorityShedder(node.resilienceMetrics), node.gauges::pending,
+                    ? new AdmissionControl(shedder(o, node), node.gauges::pending,
                             s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
-                            node.clock)
+                            node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry)
                     : ApiServer.Admission.ALWAYS);
             warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
                     s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
@@ -268,6 +269,14 @@ final class Product implements AutoCloseable {
             components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
                     s.apiPort(), this::componentRoutes, ApiProtection.from(s).limits())));
         }
+    }
+
+    /** The priority ceilings, under a limit found at run time unless that is switched off (ADR 0021). */
+    private static PriorityShedder shedder(SettingsTable.Values o, Node node) {
+        AdaptiveLimit adaptive = o.get(OrchestratorSettings.ADMISSION_ADAPTIVE)
+                ? new AdaptiveLimit(AdaptiveLimit.Config.defaults(PriorityShedder.DEFAULT_HIGH_LIMIT)) : null;
+        return new PriorityShedder(PriorityShedder.DEFAULT_HIGH_LIMIT, PriorityShedder.DEFAULT_NORMAL_LIMIT,
+                PriorityShedder.DEFAULT_LOW_LIMIT, adaptive, node.resilienceMetrics);
     }
 
     /**

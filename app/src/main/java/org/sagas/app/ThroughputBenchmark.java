@@ -336,8 +336,4 @@ final class ThroughputBenchmark {
     private static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
-
-    static Path results(String name) {
-        return Path.of(System.getProperty("sagas.home", ".")).resolve("bench").resolve("results").resolve(name + ".json");
-    }
 }

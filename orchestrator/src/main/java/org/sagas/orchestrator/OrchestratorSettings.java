@@ -40,6 +40,11 @@ public final class OrchestratorSettings {
             "resilience layers around inventory (the timeout always applies)");
     public static final Setting<Boolean> SHEDDING = bool("SAGA_SHEDDING", true, API,
             "load shedding by X-Priority, passed deadlines, pending cap");
+    public static final Setting<Boolean> ADMISSION_ADAPTIVE = bool("SAGA_ADMISSION_ADAPTIVE", true, API,
+            "find the in-flight limit of order submissions at run time from the product's own time per order"
+                    + " (the priority limits become ceilings; ADR 0021)");
+    public static final Setting<Duration> ADMISSION_QUEUE = millis("SAGA_ADMISSION_QUEUE_MS", 50, 0, 60_000, API,
+            "longest a submission waits for an in-flight slot before 503 (less when its deadline is nearer)");
     public static final Setting<Integer> PENDING_CAP = integer("SAGA_PENDING_CAP", 10_000, 0, 10_000_000, "orders",
             API, "most orders pending confirmation before new ones get 503");
     public static final Setting<Integer> REQUEST_BUDGET = integer("SAGA_REQUEST_BUDGET_MS", 500, 1, 600_000, "ms",
@@ -90,7 +95,7 @@ public final class OrchestratorSettings {
     /** The table, in the order the reference lists it. */
     public static final SettingsTable TABLE = SettingsTable.of("Saga engine, degraded mode and admission", List.of(
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
-            INVENTORY_LAYERS, SHEDDING, PENDING_CAP, REQUEST_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
+            INVENTORY_LAYERS, SHEDDING, ADMISSION_ADAPTIVE, ADMISSION_QUEUE, PENDING_CAP, REQUEST_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
             FOREGROUND_MAX_WAIT, FOREGROUND_CPU_PERCENT, PAYMENT_CALL_BUDGET, RESUME_TICK, RESUME_STEP_BUDGET,
             RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
             CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));

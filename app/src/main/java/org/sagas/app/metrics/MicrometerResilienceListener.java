@@ -1,5 +1,11 @@
 package org.sagas.app.metrics;
 
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,10 +37,16 @@ public final class MicrometerResilienceListener implements ResilienceListener {
     static final String RETRIES = "saga.retries";
     static final String RETRY_BUDGET_EXHAUSTED = "saga.retry.budget.exhausted";
     static final String SHED = "saga.shed";
+    static final String CUT_SHORT = "saga.calls.cut.short";
 
     private final MeterRegistry registry;
     private final Map<String, Counters> counters = new ConcurrentHashMap<>();
     private final Map<Priority, Counter> shed = new EnumMap<>(Priority.class);
+    private static final long LIMIT_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final Logger log = LoggerFactory.getLogger(MicrometerResilienceListener.class);
+    private final AtomicInteger lastLimit = new AtomicInteger();
+    private final AtomicLong limitLoggedAt = new AtomicLong(
+            System.nanoTime() - LIMIT_LOG_EVERY_NANOS);
 
     /** Binds to {@code registry}, registering the shed counters at once. */
     public MicrometerResilienceListener(MeterRegistry registry) {
@@ -97,6 +109,28 @@ public final class MicrometerResilienceListener implements ResilienceListener {
         shed.get(priority).increment();
     }
 
+    /**
+     * Logs the adaptive admission limit's moves: every move while it falls (the product is
+     * refusing more), and rises at most once per {@link #LIMIT_LOG_EVERY_NANOS}, since it climbs a
+     * step a window whenever it binds.
+     */
+    @Override
+    public void onLimitChanged(int limit, long baselineNanos, long averageNanos) {
+        int before = lastLimit.getAndSet(limit);
+        long now = System.nanoTime();
+        long logged = limitLoggedAt.get();
+        if (limit < before || now - logged >= LIMIT_LOG_EVERY_NANOS && limitLoggedAt.compareAndSet(logged, now)) {
+            log.info("admission limit {} -> {} (own time per order {} ms, baseline {} ms)", before, limit,
+                    String.format(Locale.ROOT, "%.1f", averageNanos / 1e6),
+                    String.format(Locale.ROOT, "%.1f", baselineNanos / 1e6));
+        }
+    }
+
+    @Override
+    public void onCutShort(String dependency) {
+        counters(dependency).cutShort.increment();
+    }
+
     private Counters counters(String dependency) {
         // Every stack reports onCreated before any event; creating here only keeps a stray event harmless.
         return counters.computeIfAbsent(dependency, name -> new Counters(registry, name));
@@ -107,6 +141,7 @@ public final class MicrometerResilienceListener implements ResilienceListener {
         final Counter retries;
         final Counter retryBudgetExhausted;
         final Counter circuitRejections;
+        final Counter cutShort;
 
         Counters(MeterRegistry registry, String dependency) {
             retries = counter(registry, dependency, RETRIES, "Retries made after a transient failure");
@@ -114,6 +149,8 @@ public final class MicrometerResilienceListener implements ResilienceListener {
                     "Retries refused because the retry budget was spent");
             circuitRejections = counter(registry, dependency, CIRCUIT_REJECTIONS,
                     "Calls rejected by an open circuit breaker or a full set of half-open trials");
+            cutShort = counter(registry, dependency, CUT_SHORT,
+                    "Calls failed only by attempts the deadline cut short (time spent in the product): no breaker verdict");
         }
 
         private static Counter counter(MeterRegistry registry, String dependency, String name, String description) {

@@ -1,6 +1,12 @@
 package org.sagas.orchestrator.http;
 
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
@@ -10,13 +16,14 @@ import java.util.function.ToLongFunction;
 import org.sagas.orchestrator.resilience.Permit;
 import org.sagas.orchestrator.resilience.Priority;
 import org.sagas.orchestrator.resilience.PriorityShedder;
+import org.sagas.orchestrator.resilience.RemoteTime;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Refuses work before doing any: a request whose deadline has passed, a priority class over its
- * in-flight limit, or a new order while the pending-confirmation cap is reached — each a
- * {@code 503} with {@code Retry-After}, nothing stored — and a client's new order while that
+ * in-flight limit for longer than its queue budget, or a new order while the pending-confirmation
+ * cap is reached — each a {@code 503} with {@code Retry-After}, nothing stored — and a client's new order while that
  * client alone has {@code clientPendingCap} orders pending confirmation ({@code 429}), so one
  * client cannot take the whole pending cap during an outage. The client's share is counted only
  * while some order is parked (waiting for a dependency). Runs once the request's body has arrived (see
@@ -24,6 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class AdmissionControl implements ApiServer.Admission {
     private static final Logger log = LoggerFactory.getLogger(AdmissionControl.class);
+    private static final double SERVICE_WEIGHT = 0.05;
 
     private final PriorityShedder shedder;
     private final LongSupplier pendingCount;
@@ -32,6 +40,11 @@ public final class AdmissionControl implements ApiServer.Admission {
     private final ToLongFunction<Set<String>> pendingOf;
     private final long clientPendingCap;
     private final Clock clock;
+    private final long queueMaxNanos;
+    /** Admitted requests' whole time in the product, a moving average (nanoseconds). */
+    private volatile double serviceNanos;
+    private final Timer queued;
+    private final Counter[] refused;
 
     /**
      * @param pendingCount orders pending confirmation now (a gauge's last reading)
@@ -39,9 +52,30 @@ public final class AdmissionControl implements ApiServer.Admission {
      *     is counted only while some are. Not {@code pendingCount}: every order is pending for the
      *     milliseconds its reservation runs, so under healthy load that is never zero (ADR 0019)
      * @param pendingOf orders pending confirmation for these customers, counted now
+     * @param queueMax the longest a request waits for an in-flight slot; less when its deadline
+     *     leaves less than that beyond the time an admitted request usually takes
      */
     public AdmissionControl(PriorityShedder shedder, LongSupplier pendingCount, long pendingCap,
-            LongSupplier parkedCount, ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock) {
+            LongSupplier parkedCount, ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock,
+            Duration queueMax, MeterRegistry registry) {
+        this.queueMaxNanos = queueMax.toNanos();
+        this.queued = Timer.builder("saga.admission.queue")
+                .description("Time order submissions waited for an in-flight slot, admitted or not")
+                .register(registry);
+        this.refused = new Counter[Refusal.values().length];
+        for (Refusal r : Refusal.values()) {
+            refused[r.ordinal()] = Counter.builder("saga.admission.refused").tag("reason", r.type)
+                    .description("Order submissions refused by admission, by reason").register(registry);
+        }
+        for (Priority p : Priority.values()) {
+            Gauge.builder("saga.admission.limit", shedder, s -> s.limit(p)).tag("priority", p.tagValue())
+                    .description("Order submissions admitted in flight at most, found at run time")
+                    .register(registry);
+        }
+        Gauge.builder("saga.admission.in.flight", shedder, PriorityShedder::inFlight)
+                .description("Order submissions admitted and not yet answered").register(registry);
+        Gauge.builder("saga.admission.waiting", shedder, PriorityShedder::waiting)
+                .description("Order submissions waiting for an in-flight slot").register(registry);
         this.shedder = shedder;
         this.pendingCount = pendingCount;
         this.pendingCap = pendingCap;
@@ -55,22 +89,29 @@ public final class AdmissionControl implements ApiServer.Admission {
     public Ticket admit(Context ctx, Request request) {
         Priority priority = request.priority();
         long deadlineEpochMillis = request.deadlineEpochMillis();
-        if (deadlineEpochMillis <= clock.millis()) {
+        long remainingNanos = (deadlineEpochMillis - clock.millis()) * 1_000_000L;
+        if (remainingNanos <= 0) {
             shedder.countShed(priority);
-            refuse(ctx, "deadline-passed", "Deadline passed", "the request's X-Deadline has already passed", 1);
+            refuse(ctx, Refusal.DEADLINE_PASSED, "Deadline passed", "the request's X-Deadline has already passed", 1);
             return null;
         }
-        Optional<Permit> permit = shedder.tryEnter(priority);
+        // Wait only as long as leaves the request the time an admitted one usually takes.
+        long waitNanos = Math.max(0, Math.min(queueMaxNanos, remainingNanos - (long) serviceNanos));
+        long arrived = System.nanoTime();
+        Optional<Permit> permit = shedder.tryEnter(priority, Duration.ofNanos(waitNanos));
+        long admitted = System.nanoTime();
+        queued.record(admitted - arrived, TimeUnit.NANOSECONDS);
         if (permit.isEmpty()) {
-            refuse(ctx, "overloaded", "Too many requests in flight",
-                    priority.tagValue() + " priority requests are over their in-flight limit", 1);
+            refuse(ctx, Refusal.OVERLOADED, "Too many requests in flight", priority.tagValue()
+                    + " priority requests are over the in-flight limit the product can serve at speed ("
+                    + shedder.limit(priority) + ")", retryAfterSeconds());
             return null;
         }
         long pending = pendingCount.getAsLong();
         if (pending >= pendingCap) {
             permit.get().close();
             log.warn("order refused: {} orders pending confirmation, cap {}", pending, pendingCap);
-            refuse(ctx, "pending-cap", "Too many orders pending confirmation",
+            refuse(ctx, Refusal.PENDING_CAP, "Too many orders pending confirmation",
                     "inventory is unavailable and the pending-confirmation cap (" + pendingCap + ") is reached", 5);
             return null;
         }
@@ -88,11 +129,48 @@ public final class AdmissionControl implements ApiServer.Admission {
             }
         }
         Permit held = permit.get();
-        return held::close;
+        int inFlight = shedder.inFlight();
+        long remoteBefore = RemoteTime.spentNanos();
+        return () -> {
+            long end = System.nanoTime();
+            held.close();
+            long served = end - admitted;
+            double before = serviceNanos;
+            serviceNanos = before == 0 ? served : before + SERVICE_WEIGHT * (served - before);
+            // The product's own time: served, plus queued in the server before reaching admission (the
+            // product's too), less participants' time, which is degraded mode's business; not the wait
+            // for a slot, which the limit itself causes (ADR 0021).
+            long total = served + Math.max(0, arrived - request.arrivedNanos());
+            shedder.sample(total - (RemoteTime.spentNanos() - remoteBefore), total, inFlight, end);
+        };
     }
 
-    private static void refuse(Context ctx, String type, String title, String detail, int retryAfterSeconds) {
+    /**
+     * Seconds until the requests ahead (in flight and waiting) have drained at the measured pace,
+     * at least one: a client that honours it comes back when a slot is likely free.
+     */
+    private int retryAfterSeconds() {
+        double ahead = shedder.inFlight() + shedder.waiting();
+        double drainNanos = ahead * serviceNanos / Math.max(1, shedder.limit(Priority.HIGH));
+        return (int) Math.max(1, Math.min(30, Math.ceil(drainNanos / 1e9)));
+    }
+
+    private void refuse(Context ctx, Refusal reason, String title, String detail, int retryAfterSeconds) {
+        refused[reason.ordinal()].increment();
         ctx.header("Retry-After", Integer.toString(retryAfterSeconds));
-        Problems.send(ctx, 503, type, title, detail, Map.of());
+        Problems.send(ctx, 503, reason.type, title, detail, Map.of());
+    }
+
+    /** Why admission refused, and the problem type the client reads. */
+    private enum Refusal {
+        DEADLINE_PASSED("deadline-passed"),
+        OVERLOADED("overloaded"),
+        PENDING_CAP("pending-cap");
+
+        final String type;
+
+        Refusal(String type) {
+            this.type = type;
+        }
     }
 }

@@ -43,8 +43,11 @@ public final class ApiServer implements AutoCloseable {
          * @param client who the request counts against (an API key's name, or {@code customer:<id>})
          * @param customers the customers whose pending orders are this client's share
          * @param priority the priority honoured for this client ({@code normal} unless it may set one)
+         * @param arrivedNanos {@link System#nanoTime()} when the request had arrived, its time queued
+         *     in the server before any handler counted from there
          */
-        record Request(String client, Set<String> customers, Priority priority, long deadlineEpochMillis) {}
+        record Request(String client, Set<String> customers, Priority priority, long deadlineEpochMillis,
+                long arrivedNanos) {}
 
         /** A ticket to release when the request ends, or null when refused (the answer is written). */
         Ticket admit(Context ctx, Request request);
@@ -185,7 +188,7 @@ public final class ApiServer implements AutoCloseable {
             }
             Priority priority = access.mayPrioritise(client, request.customerId()) ? requested : Priority.NORMAL;
             Admission.Request admitting = new Admission.Request(quotaName,
-                    ClientAccess.customers(client, request.customerId()), priority, deadline);
+                    ClientAccess.customers(client, request.customerId()), priority, deadline, arrivedNanos(ctx));
             try (Admission.Ticket ticket = admission.admit(ctx, admitting)) {
                 if (ticket == null) {
                     return; // refused; admission wrote the answer
@@ -200,6 +203,11 @@ public final class ApiServer implements AutoCloseable {
                 ctx.status(result.httpStatus()).contentType(result.httpStatus() >= 400 ? Problems.CONTENT_TYPE
                         : "application/json").result(result.body());
             }
+        }
+
+        private static long arrivedNanos(Context ctx) {
+            Object arrived = ctx.attribute(BodyGate.ARRIVED_NANOS);
+            return arrived instanceof Long nanos ? nanos : System.nanoTime();
         }
 
         private static String idempotencyKey(String key) {

@@ -43,6 +43,8 @@ final class BodyGate extends Handler.Wrapper {
     private final EdgeLimits limits;
     private final Consumer<String> refused;
     private final AtomicInteger slowSenders = new AtomicInteger();
+    /** Request attribute: {@link System#nanoTime()} when the request's headers had arrived. */
+    static final String ARRIVED_NANOS = "sagas.arrivedNanos";
 
     BodyGate(EdgeLimits limits, Consumer<String> refused) {
         this.limits = limits;
@@ -56,6 +58,8 @@ final class BodyGate extends Handler.Wrapper {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        // When the request's headers arrived: admission counts the time from there (ADR 0021).
+        request.setAttribute(ARRIVED_NANOS, request.getHeadersNanoTime());
         long length = request.getLength();
         boolean chunked = length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
         if (length == 0 || (length < 0 && !chunked)) {
@@ -105,13 +109,21 @@ final class BodyGate extends Handler.Wrapper {
         }
 
         void start() {
+            run();
+            if (finished.get()) {
+                return; // the body came with its headers, as almost always: no timers to set and cancel
+            }
             Scheduler scheduler = request.getComponents().getScheduler();
             long expected = declared > 0 ? declared : limits.maxBodyBytes();
             long allowedMillis = limits.slowAfter().toMillis()
                     + TimeUnit.SECONDS.toMillis(1) * expected / limits.minBytesPerSecond();
             slowTask = scheduler.schedule(this::slowAfterGrace, limits.slowAfter().toMillis(), TimeUnit.MILLISECONDS);
             deadlineTask = scheduler.schedule(this::tooSlow, allowedMillis, TimeUnit.MILLISECONDS);
-            run();
+            if (finished.get()) {
+                // Finished while the timers were being set: finish() may have missed them.
+                slowTask.cancel();
+                deadlineTask.cancel();
+            }
         }
 
         @Override

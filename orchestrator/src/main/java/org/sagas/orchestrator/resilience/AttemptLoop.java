@@ -31,6 +31,7 @@ final class AttemptLoop {
     private final RetryBudget budget;
     private final FullJitter backoff;
     private final ResilienceListener listener;
+    private final AnswerTime answerTime = new AnswerTime();
 
     AttemptLoop(ResilienceConfig config, ResilienceListener listener) {
         this.dependency = config.dependency();
@@ -51,23 +52,29 @@ final class AttemptLoop {
         TransientFailure lastFailure = null;
         // An earlier attempt that may have acted leaves the whole call's outcome unknown.
         boolean mayHaveTakenEffect = false;
+        boolean atFault = false;
         for (int attempt = 1; ; attempt++) {
             Duration attemptTimeout = deadline.cap(timeout.attemptTimeout());
             if (attemptTimeout.compareTo(timeout.minimumUsefulBudget()) < 0) {
-                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect);
+                return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect, atFault);
             }
             if (attempt == 1 && budget != null) {
                 budget.recordCall();
             }
+            long started = System.nanoTime();
             try {
-                return new Answered<>(timedAttempt.run(attemptTimeout, function));
+                T answer = timedAttempt.run(attemptTimeout, function);
+                answerTime.record(System.nanoTime() - started);
+                return new Answered<>(answer);
             } catch (TransientFailure failure) {
                 lastFailure = failure;
                 mayHaveTakenEffect |= failure.mayHaveTakenEffect();
+                atFault |= !(failure instanceof AttemptTimedOut) || answerTime.wasFair(attemptTimeout,
+                        timeout.attemptTimeout());
             }
             Optional<Duration> pause = backoffBeforeRetry(attempt, deadline);
             if (pause.isEmpty() || !sleep(pause.get())) {
-                return failed(lastFailure, mayHaveTakenEffect);
+                return failed(lastFailure, mayHaveTakenEffect, atFault);
             }
             listener.onRetry(dependency, attempt + 1);
         }
@@ -102,8 +109,9 @@ final class AttemptLoop {
         }
     }
 
-    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure, boolean mayHaveTakenEffect) {
+    private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure, boolean mayHaveTakenEffect,
+            boolean atFault) {
         Reason reason = lastFailure instanceof AttemptTimedOut ? Reason.TIMEOUT : Reason.RETRIES_EXHAUSTED;
-        return new Failed<>(reason, lastFailure, mayHaveTakenEffect);
+        return new Failed<>(reason, lastFailure, mayHaveTakenEffect, atFault);
     }
 }

@@ -11,9 +11,12 @@ sealed interface AttemptOutcome<T> {
 
     /**
      * Every attempt made failed transiently; {@code lastFailure} is the last one.
-     * {@code mayHaveTakenEffect} is true when any of them may have acted at the dependency.
+     * {@code mayHaveTakenEffect} is true when any of them may have acted at the dependency;
+     * {@code dependencyAtFault} is false when every failure was a timeout of an attempt the
+     * deadline had cut short of a fair chance (the product's own slowness, not the dependency's).
      */
-    record Failed<T>(Reason reason, TransientFailure lastFailure, boolean mayHaveTakenEffect)
+    record Failed<T>(Reason reason, TransientFailure lastFailure, boolean mayHaveTakenEffect,
+            boolean dependencyAtFault)
             implements AttemptOutcome<T> {
     }
 

@@ -50,6 +50,16 @@ final class GuardedListener implements ResilienceListener {
         guarded("onShed", priority.tagValue() + " priority", () -> listener.onShed(priority));
     }
 
+    @Override
+    public void onLimitChanged(int limit, long baselineNanos, long averageNanos) {
+        guarded("onLimitChanged", "admission", () -> listener.onLimitChanged(limit, baselineNanos, averageNanos));
+    }
+
+    @Override
+    public void onCutShort(String dependency) {
+        guarded("onCutShort", dependency, () -> listener.onCutShort(dependency));
+    }
+
     private static void guarded(String event, String subject, Runnable call) {
         try {
             call.run();

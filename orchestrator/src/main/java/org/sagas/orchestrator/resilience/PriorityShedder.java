@@ -3,18 +3,28 @@ package org.sagas.orchestrator.resilience;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Sheds load by priority before any work is done. All requests share one in-flight count; a
- * request of priority {@code p} is admitted only while that count is below {@code p}'s limit
- * (by default high 90, normal 60, low 30). As load grows, low requests are shed first, then
- * normal ones, and the slots between the normal and high limits stay free for high ones.
+ * request of priority {@code p} is admitted only while that count is below {@code p}'s limit. The
+ * configured limits (by default high 90, normal 60, low 30) are ceilings; with an {@link
+ * AdaptiveLimit} the limit in force is the adaptive one, shared in the ceilings' proportions
+ * (normal gets two thirds of it, low one third, high all of it, each at least one). As load grows,
+ * low requests are shed first, then normal ones, and the slots above the normal limit stay free for
+ * high ones.
+ *
+ * <p>A request may wait a bounded time for a slot ({@link #tryEnter(Priority, Duration)}); waiters
+ * of a higher priority go first, and within a priority the oldest goes first.
  *
  * <p>Each rejection is reported to {@link ResilienceListener#onShed}, as is each request dropped
  * because its deadline had already passed ({@link #countShed}); the application counts them in
- * {@code saga_shed_total{priority}}. Thread-safe and lock-free.
+ * {@code saga_shed_total{priority}}. Thread-safe.
  */
 public final class PriorityShedder {
 
@@ -27,6 +37,10 @@ public final class PriorityShedder {
 
     private final Map<Priority, Integer> limits = new EnumMap<>(Priority.class);
     private final ResilienceListener listener;
+    private final AdaptiveLimit adaptive;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Priority, Condition> turns = new EnumMap<>(Priority.class);
+    private final Map<Priority, Integer> waiting = new EnumMap<>(Priority.class);
     private final AtomicInteger inFlight = new AtomicInteger();
 
     /** Creates a shedder with the default limits, reporting to {@code listener}. */
@@ -35,20 +49,36 @@ public final class PriorityShedder {
     }
 
     /**
-     * Creates a shedder with explicit limits.
+     * Creates a shedder with explicit, fixed limits.
      *
      * @throws IllegalArgumentException unless {@code high >= normal >= low >= 1}: a lower priority
      *     with a higher limit would be preferred over a higher one
      */
     public PriorityShedder(int highLimit, int normalLimit, int lowLimit, ResilienceListener listener) {
+        this(highLimit, normalLimit, lowLimit, null, listener);
+    }
+
+    /**
+     * Creates a shedder whose limits are the adaptive one's share, under explicit ceilings.
+     *
+     * @param adaptive the limit for {@link Priority#HIGH}, found at run time; null for fixed limits
+     * @throws IllegalArgumentException unless {@code high >= normal >= low >= 1}
+     */
+    public PriorityShedder(int highLimit, int normalLimit, int lowLimit, AdaptiveLimit adaptive,
+            ResilienceListener listener) {
         if (lowLimit < 1 || normalLimit < lowLimit || highLimit < normalLimit) {
             throw new IllegalArgumentException("limits need high >= normal >= low >= 1, were "
                     + highLimit + "/" + normalLimit + "/" + lowLimit);
         }
         this.listener = new GuardedListener(Objects.requireNonNull(listener, "listener"));
+        this.adaptive = adaptive;
         limits.put(Priority.HIGH, highLimit);
         limits.put(Priority.NORMAL, normalLimit);
         limits.put(Priority.LOW, lowLimit);
+        for (Priority p : Priority.values()) {
+            turns.put(p, lock.newCondition());
+            waiting.put(p, 0);
+        }
     }
 
     /**
@@ -56,15 +86,73 @@ public final class PriorityShedder {
      * in-flight count has reached its limit. Close the permit when the request is answered.
      */
     public Optional<Permit> tryEnter(Priority priority) {
-        int limit = limits.get(Objects.requireNonNull(priority, "priority"));
-        while (true) {
-            int current = inFlight.get();
-            if (current >= limit) {
-                countShed(priority);
-                return Optional.empty();
+        return tryEnter(priority, Duration.ZERO);
+    }
+
+    /**
+     * Admits a request of {@code priority}, waiting at most {@code maxWait} for a slot behind the
+     * requests of its priority and above that came first; empty (the rejection reported) if none
+     * came free in time. An interrupted wait is a rejection, the interrupt status kept.
+     */
+    public Optional<Permit> tryEnter(Priority priority, Duration maxWait) {
+        Objects.requireNonNull(priority, "priority");
+        long left = Math.max(0, maxWait.toNanos());
+        lock.lock();
+        try {
+            if (!mayEnter(priority)) {
+                waiting.merge(priority, 1, Integer::sum);
+                try {
+                    while (!mayEnter(priority) && left > 0) {
+                        left = turns.get(priority).awaitNanos(left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    left = 0;
+                } finally {
+                    waiting.merge(priority, -1, Integer::sum);
+                }
+                if (!mayEnter(priority)) {
+                    signalNext();
+                    countShed(priority);
+                    return Optional.empty();
+                }
             }
-            if (inFlight.compareAndSet(current, current + 1)) {
-                return Optional.of(new Permit(inFlight::decrementAndGet));
+            inFlight.incrementAndGet();
+            return Optional.of(new Permit(this::release));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A slot is free for {@code priority}, and no request of a higher priority waits for one. */
+    private boolean mayEnter(Priority priority) {
+        if (inFlight.get() >= limit(priority)) {
+            return false;
+        }
+        for (Priority p : Priority.values()) {
+            if (p.compareTo(priority) < 0 && waiting.get(p) > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void release() {
+        lock.lock();
+        try {
+            inFlight.decrementAndGet();
+            signalNext();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the first waiter of the highest priority that has one. */
+    private void signalNext() {
+        for (Priority p : Priority.values()) {
+            if (waiting.get(p) > 0) {
+                turns.get(p).signal();
+                return;
             }
         }
     }
@@ -74,13 +162,52 @@ public final class PriorityShedder {
         listener.onShed(Objects.requireNonNull(priority, "priority"));
     }
 
+    /**
+     * Feeds the adaptive limit one admitted request's own time (see {@link AdaptiveLimit#sample});
+     * a change of the limit is reported to {@link ResilienceListener#onLimitChanged}. Does nothing
+     * with fixed limits.
+     */
+    public void sample(long ownNanos, long totalNanos, int inFlightAtEntry, long nowNanos) {
+        if (adaptive == null) {
+            return;
+        }
+        OptionalInt changed = adaptive.sample(ownNanos, totalNanos, inFlightAtEntry, nowNanos);
+        if (changed.isPresent()) {
+            listener.onLimitChanged(changed.getAsInt(), adaptive.baselineNanos(), adaptive.lastAverageNanos());
+            lock.lock();
+            try {
+                signalNext();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
     /** Returns the number of requests currently admitted and not yet closed. */
     public int inFlight() {
         return inFlight.get();
     }
 
-    /** Returns the in-flight limit for {@code priority}. */
+    /** Returns the requests waiting for a slot now. */
+    public int waiting() {
+        lock.lock();
+        try {
+            return waiting.values().stream().mapToInt(Integer::intValue).sum();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Returns the in-flight limit in force for {@code priority}: its ceiling, or with an adaptive
+     * limit that limit's share, at least one.
+     */
     public int limit(Priority priority) {
-        return limits.get(Objects.requireNonNull(priority, "priority"));
+        int ceiling = limits.get(Objects.requireNonNull(priority, "priority"));
+        if (adaptive == null) {
+            return ceiling;
+        }
+        long share = Math.round((double) adaptive.limit() * ceiling / limits.get(Priority.HIGH));
+        return (int) Math.max(1, Math.min(ceiling, share));
     }
 }

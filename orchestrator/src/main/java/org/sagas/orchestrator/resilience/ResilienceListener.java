@@ -57,4 +57,19 @@ public interface ResilienceListener {
      */
     default void onShed(Priority priority) {
     }
+
+    /**
+     * The adaptive admission limit moved to {@code limit}, judged from the last window's average own
+     * time against the baseline (both in nanoseconds).
+     */
+    default void onLimitChanged(int limit, long baselineNanos, long averageNanos) {
+    }
+
+    /**
+     * A call to {@code dependency} failed only by attempts that the request's deadline had cut
+     * short of a fair chance: the time was spent inside the product, so the breaker gives no
+     * verdict on the dependency.
+     */
+    default void onCutShort(String dependency) {
+    }
 }

@@ -14,7 +14,10 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * one breaker, one bulkhead and one retry budget.
  *
  * <p>The breaker sits outside the retries: a call and all its retries count once, as a failure
- * only if every attempt failed transiently. A non-transient exception (a {@link
+ * only if every attempt failed transiently and at least one failure was the dependency's own: a
+ * timeout of an attempt that the deadline had cut short of a fair chance (less than its own
+ * timeout and less than a few times the dependency's usual answer time) is the product's
+ * slowness, and gives no verdict. A non-transient exception (a {@link
  * ParticipantRefused} above all) means the dependency answered, so it counts as a success and is
  * passed through.
  *
@@ -76,6 +79,15 @@ public final class ResilientDependency {
     public <T> T call(Deadline deadline, AttemptFunction<T> attempt) {
         Objects.requireNonNull(deadline, "deadline");
         Objects.requireNonNull(attempt, "attempt");
+        long start = System.nanoTime();
+        try {
+            return callWithin(deadline, attempt);
+        } finally {
+            RemoteTime.add(System.nanoTime() - start);
+        }
+    }
+
+    private <T> T callWithin(Deadline deadline, AttemptFunction<T> attempt) {
         if (deadline.remaining().compareTo(config.timeout().minimumUsefulBudget()) < 0) {
             throw rejected(Reason.DEADLINE_TOO_SHORT);
         }
@@ -158,7 +170,12 @@ public final class ResilientDependency {
             return answered.value();
         }
         if (outcome instanceof Failed<T> failed) {
-            admission.failed();
+            if (failed.dependencyAtFault()) {
+                admission.failed();
+            } else {
+                // Our slowness is not theirs: no verdict on the dependency (docs/decisions/0021).
+                listener.onCutShort(config.dependency());
+            }
             throw new DependencyUnavailable(config.dependency(), failed.reason(), failed.lastFailure(),
                     failed.mayHaveTakenEffect());
         }

@@ -13,7 +13,7 @@ class ForegroundFirstTest {
     private static final ApiServer.Admission ADMIT = (ctx, request) -> () -> {};
     private static final ApiServer.Admission REFUSE = (ctx, request) -> null;
     private static final ApiServer.Admission.Request REQUEST = new ApiServer.Admission.Request("customer:c",
-            java.util.Set.of("c"), org.sagas.orchestrator.resilience.Priority.NORMAL, Long.MAX_VALUE);
+            java.util.Set.of("c"), org.sagas.orchestrator.resilience.Priority.NORMAL, Long.MAX_VALUE, 0);
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.resilience;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -169,5 +170,50 @@ class PriorityShedderTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PriorityShedder(3, 2, 0, listener))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldLetAWaiterInWhenASlotFreesWithinItsWait() throws Exception {
+        // Given a full shedder
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, listener);
+        Permit held = shedder.tryEnter(Priority.NORMAL).orElseThrow();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            // When a request waits up to 5 s and the slot frees meanwhile
+            Future<Optional<Permit>> waiter = pool.submit(() -> shedder.tryEnter(Priority.NORMAL, Duration.ofSeconds(5)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> shedder.waiting() == 1);
+            held.close();
+
+            // Then it is admitted, and nothing was shed
+            assertThat(waiter.get(5, TimeUnit.SECONDS)).isPresent();
+            assertThat(listener.shed(Priority.NORMAL)).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldRefuseAWaiterWhoseWaitEnds() {
+        PriorityShedder shedder = new PriorityShedder(1, 1, 1, listener);
+        shedder.tryEnter(Priority.NORMAL).orElseThrow();
+
+        Optional<Permit> refused = shedder.tryEnter(Priority.NORMAL, Duration.ofMillis(20));
+
+        assertThat(refused).isEmpty();
+        assertThat(listener.shed(Priority.NORMAL)).isEqualTo(1);
+        assertThat(shedder.waiting()).isZero();
+    }
+
+    @Test
+    void shouldShareAnAdaptiveLimitInTheCeilingsProportions() {
+        // Given an adaptive limit of 9 under ceilings of 90/60/30
+        AdaptiveLimit adaptive = new AdaptiveLimit(new AdaptiveLimit.Config(9, 90, 9, Duration.ofMillis(100), 2.0,
+                Duration.ZERO, Duration.ofSeconds(1)));
+        PriorityShedder shedder = new PriorityShedder(90, 60, 30, adaptive, listener);
+
+        // Then high may use all of it, normal two thirds, low one third
+        assertThat(shedder.limit(Priority.HIGH)).isEqualTo(9);
+        assertThat(shedder.limit(Priority.NORMAL)).isEqualTo(6);
+        assertThat(shedder.limit(Priority.LOW)).isEqualTo(3);
     }
 }

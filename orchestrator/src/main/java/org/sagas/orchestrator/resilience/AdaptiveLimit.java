@@ -1,0 +1,176 @@
+package org.sagas.orchestrator.resilience;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.OptionalInt;
+
+/**
+ * A concurrency limit found at run time from how long the product itself takes to serve a request
+ * (its <em>own time</em>: the request's time less what it spent waiting on participants), in the
+ * manner of a Vegas or gradient limit. The samples of each window are averaged; the lowest window
+ * average of the last {@code horizon} is the <em>baseline</em>, what a request costs when nothing
+ * queues. A window averaging above {@code max(tolerance × baseline, baseline + slack)} means requests queue for the
+ * product's own resources (cores, connections), and the limit shrinks in proportion; a window
+ * whose in-flight count reached the limit without queueing grows it, fast while far from the
+ * baseline, by one near it. A window where the limit did not bind leaves it as it is: no evidence.
+ *
+ * <p>What is limited is the product's own concurrency, the requests using its cores and
+ * connections at once; a request waiting on a participant uses neither. The in-flight limit is
+ * therefore that own limit scaled by how much of a request's time is its own (Little's law: own
+ * concurrency = in flight × own time / whole time), so a participant that answers slowly raises
+ * the in-flight limit instead of making the product refuse orders that degraded mode would park:
+ * a slow inventory is degraded mode's business, not admission's (docs/decisions/0021).
+ *
+ * <p>Thread-safe: every method is synchronized, and each is a handful of arithmetic operations.
+ */
+public final class AdaptiveLimit {
+
+    /**
+     * @param floor the lowest in-flight limit, whatever the samples say
+     * @param ceiling the highest in-flight limit (the configured in-flight ceiling)
+     * @param initial the own limit before the first window
+     * @param window how long samples are gathered before the limit is judged
+     * @param tolerance how many times the baseline a window may average before it counts as queueing
+     * @param slack own time a window may average above the baseline in any case: a baseline of a few
+     *     milliseconds doubles from noise alone, which is no queue worth refusing orders for
+     * @param horizon how far back the baseline is looked for: a slower machine (or a colder JVM) is
+     *     learnt within this time
+     */
+    public record Config(int floor, int ceiling, int initial, Duration window, double tolerance, Duration slack,
+            Duration horizon) {
+
+        /** The defaults: floor 4, initial 10, windows of 250 ms, tolerance 2, slack 40 ms, a 30 s horizon. */
+        public static Config defaults(int ceiling) {
+            return new Config(Math.min(4, ceiling), ceiling, Math.min(10, ceiling), Duration.ofMillis(250), 2.0,
+                    Duration.ofMillis(40), Duration.ofSeconds(30));
+        }
+
+        /** @throws IllegalArgumentException unless {@code 1 <= floor <= initial <= ceiling}, a positive window and a tolerance above 1 */
+        public Config {
+            if (floor < 1 || initial < floor || ceiling < initial) {
+                throw new IllegalArgumentException("limits need 1 <= floor <= initial <= ceiling, were " + floor + "/"
+                        + initial + "/" + ceiling);
+            }
+            if (window.isNegative() || window.isZero() || horizon.compareTo(window) < 0 || slack.isNegative()) {
+                throw new IllegalArgumentException("window must be positive and the horizon at least one window");
+            }
+            if (!(tolerance > 1.0)) {
+                throw new IllegalArgumentException("tolerance must be above 1, was " + tolerance);
+            }
+        }
+    }
+
+    /** Fewer samples than this in a window: it is extended, since an average of two says little. */
+    private static final int MIN_SAMPLES = 5;
+    /** The most one window may cut the limit: a single slow window (a GC pause) does not empty it. */
+    private static final double MAX_CUT = 0.6;
+    /** Weight of each window in the whole-over-own average: a few windows, so a slowing participant shows within a second. */
+    private static final double STRETCH_WEIGHT = 0.5;
+
+    private final Config config;
+    private final long windowNanos;
+    private final long horizonNanos;
+    private final long slackNanos;
+    private double limit;
+    private long windowStart;
+    private boolean started;
+    private long sum;
+    private long sumTotal;
+    /** Whole time over own time, a moving average over windows: what turns the own limit into an in-flight one. */
+    private double stretch = 1.0;
+    private int count;
+    private int peakInFlight;
+    private long lastAverage;
+    /** Window averages of the horizon, oldest first, as {time, average} pairs. */
+    private final Deque<long[]> averages = new ArrayDeque<>();
+
+    public AdaptiveLimit(Config config) {
+        this.config = config;
+        this.windowNanos = config.window().toNanos();
+        this.horizonNanos = config.horizon().toNanos();
+        this.slackNanos = config.slack().toNanos();
+        this.limit = config.initial();
+    }
+
+    /** Returns the in-flight limit now: the own limit scaled by whole time over own time. */
+    public synchronized int limit() {
+        return (int) Math.max(config.floor(), Math.min(config.ceiling(), Math.round(limit * stretch)));
+    }
+
+    /** Returns the own limit now: requests using the product's own resources at once. */
+    public synchronized double ownLimit() {
+        return limit;
+    }
+
+    /** Returns the baseline own time in nanoseconds, 0 before the first window. */
+    public synchronized long baselineNanos() {
+        return baseline();
+    }
+
+    /** Returns the last window's average own time in nanoseconds, 0 before the first window. */
+    public synchronized long lastAverageNanos() {
+        return lastAverage;
+    }
+
+    /**
+     * Records one admitted request's own time; judges the window once it is over.
+     *
+     * @param ownNanos the request's time in the product, participants' time left out
+     * @param totalNanos the request's whole time, participants' time included
+     * @param inFlight the requests in flight when it was admitted, itself included
+     * @param nowNanos a monotonic clock reading ({@link System#nanoTime()})
+     * @return the new in-flight limit when this sample closed a window that changed it
+     */
+    public synchronized OptionalInt sample(long ownNanos, long totalNanos, int inFlight, long nowNanos) {
+        if (!started) {
+            started = true;
+            windowStart = nowNanos;
+        }
+        sum += Math.max(0, ownNanos);
+        sumTotal += Math.max(ownNanos, totalNanos);
+        count++;
+        peakInFlight = Math.max(peakInFlight, inFlight);
+        if (nowNanos - windowStart < windowNanos || count < MIN_SAMPLES) {
+            return OptionalInt.empty();
+        }
+        long average = sum / count;
+        int before = limit();
+        double windowStretch = (double) sumTotal / Math.max(1, sum);
+        stretch += STRETCH_WEIGHT * (Math.min(windowStretch, config.ceiling()) - stretch);
+        judge(average, nowNanos);
+        sum = 0;
+        sumTotal = 0;
+        count = 0;
+        peakInFlight = 0;
+        windowStart = nowNanos;
+        int after = limit();
+        return after == before ? OptionalInt.empty() : OptionalInt.of(after);
+    }
+
+    private void judge(long average, long nowNanos) {
+        lastAverage = average;
+        while (!averages.isEmpty() && nowNanos - averages.peekFirst()[0] > horizonNanos) {
+            averages.removeFirst();
+        }
+        averages.addLast(new long[] {nowNanos, average});
+        long baseline = baseline();
+        double threshold = Math.max(baseline * config.tolerance(), baseline + (double) slackNanos);
+        if (average > threshold) {
+            // Requests queue inside the product: shrink in proportion to how far past the threshold.
+            limit *= Math.max(MAX_CUT, threshold / average);
+        } else if (peakInFlight >= limit() - 1 && limit < config.ceiling()) {
+            // The limit bound and nothing queued: grow, fast while the product is far from busy.
+            limit = average < (baseline + threshold) / 2 ? limit * 1.25 + 1 : limit + 1;
+        }
+        limit = Math.max(1, Math.min(config.ceiling(), limit));
+    }
+
+    private long baseline() {
+        long min = Long.MAX_VALUE;
+        for (long[] a : averages) {
+            min = Math.min(min, a[1]);
+        }
+        return min == Long.MAX_VALUE ? 0 : Math.max(1, min);
+    }
+}
