@@ -6,103 +6,153 @@ import static org.sagas.app.GameDay.SETTLE;
 import static org.sagas.app.GameDay.WITHIN_BUDGET;
 import static org.sagas.app.Submissions.sku;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.sagas.app.Submissions.Answer;
+import org.sagas.app.bench.ChildJvm;
+import org.sagas.embedded.FreePorts;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
  * Our slowness is not theirs (docs/decisions/0021), both sides on the real product: a product
  * starved of CPU in front of a healthy inventory refuses what it cannot serve (503) and parks
  * nothing, its breaker never opening; an idle product in front of a slow inventory still parks,
- * and its breaker opens, as degraded mode requires.
+ * and its breaker opens, as degraded mode requires. The healthy inventory runs in a process of its
+ * own at a higher CPU priority: the in-process sandbox would be starved with the product, and then
+ * it is not healthy.
  */
 @RealInfrastructure
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OverloadIT extends GameDayLifecycle {
-    /** Busy threads in the product's JVM: twice the cores this machine has. */
-    private static final int HOGS = 4;
+    /** Busy threads in the product's JVM: as many as this machine has cores. */
+    private static final int HOGS = 2;
 
     @Test
+    @Order(1)
     void shouldParkNothingWhenTheProductIsStarvedOfCpuAndInventoryIsHealthy() throws Exception {
-        // Given realistic inventory timeouts, a healthy inventory answering in 40 ms, and stock
-        product.ensure(REALISTIC);
-        product.inventoryFaults(GameDay.inventoryLatency(40));
-        String sku = sku();
-        product.stock(sku, 1_000);
-        double fallbacksBefore = product.metrics().value("saga_fallback_total", "operation", "reserve");
+        // Given a healthy inventory in a process of its own, answering in 40 ms and kept healthy
+        // by a higher CPU priority than the product's, realistic inventory timeouts, and stock
+        boolean root = isRoot();
+        Assumptions.assumeTrue(root || "true".equals(System.getenv("CI")),
+                "a participant kept healthy beside a starved product needs a higher CPU priority (nice -10: root)");
+        assertThat(root).as("CI=true: this test must run, as root").isTrue();
+        Path dir = Files.createTempDirectory("overload-it-");
+        int port = FreePorts.find();
+        Settings s = product.settings();
+        try (ChildJvm inventory = ChildJvm.start("sandbox", List.of("nice", "-n", "-10"), List.of("sandbox"),
+                Map.of("SAGA_DB_URL", s.dbUrl(), "SAGA_DB_USER", s.dbUser(), "SAGA_DB_PASSWORD", s.dbPassword(),
+                        "SAGA_KAFKA_BOOTSTRAP", "", "SAGA_INVENTORY_PORT", Integer.toString(port),
+                        "SAGA_PAYMENT_PORT", Integer.toString(FreePorts.find())), dir.resolve("sandbox.log"))) {
+            String url = "http://127.0.0.1:" + port;
+            org.awaitility.Awaitility.await("inventory up").atMost(java.time.Duration.ofSeconds(60))
+                    .ignoreExceptions().until(() -> put(url + "/_faults", GameDay.inventoryLatency(40)) == 200);
+            Map<String, String> settings = new HashMap<>(REALISTIC);
+            settings.put("SAGA_INVENTORY_URL", url);
+            product.ensure(settings);
+            String sku = sku();
+            assertThat(put(url + "/stock/" + sku, "{\"available\":1000}")).isEqualTo(200);
+            double fallbacksBefore = product.metrics().value("saga_fallback_total", "operation", "reserve");
 
-        // When 240 orders come from 48 clients at once while the product's cores are taken by busy threads
-        List<Answer> answers;
-        AtomicBoolean busy = new AtomicBoolean(true);
-        List<Thread> hogs = new ArrayList<>();
-        try (CircuitWatch breaker = CircuitWatch.inventory(product)) {
-            for (int i = 0; i < HOGS; i++) {
-                Thread hog = new Thread(() -> {
-                    long x = 0;
-                    while (busy.get()) {
-                        x += System.nanoTime() % 7;
-                    }
-                    if (x == 42) {
-                        System.out.print("");
-                    }
-                }, "cpu-hog-" + i);
-                hog.setDaemon(true);
-                hog.start();
-                hogs.add(hog);
-            }
-            List<String> bodies = new ArrayList<>();
-            for (int i = 0; i < 240; i++) {
-                bodies.add(TestProduct.order("c-starved-" + (i % 40), sku, 1, 100));
-            }
-            answers = Submissions.concurrently(48, bodies, product::submitWithinApiBudget);
-            busy.set(false);
-            for (Thread hog : hogs) {
-                hog.join();
-            }
-
-            // Then no order was parked: each was accepted with its stock reserved, or refused with 503 and stored nothing
-            for (Answer a : answers) {
-                assertThat(a.status()).as("%s", a).isIn(202, 503);
-                if (a.status() == 202) {
-                    assertThat(a.orderStatus()).as("%s", a).isEqualTo("AWAITING_PAYMENT");
-                } else {
-                    assertThat(a.response().headers().firstValue("Retry-After")).as("%s", a).isPresent();
-                    assertThat(GameDay.keyStored(product, a.key())).as("%s", a).isFalse();
+            // When 240 orders come from 48 clients at once while busy threads take the product's cores
+            List<Answer> answers;
+            AtomicBoolean busy = new AtomicBoolean(true);
+            List<Thread> hogs = new ArrayList<>();
+            try (CircuitWatch breaker = CircuitWatch.inventory(product)) {
+                for (int i = 0; i < HOGS; i++) {
+                    Thread hog = new Thread(() -> {
+                        long x = 0;
+                        while (busy.get()) {
+                            x += System.nanoTime() % 7;
+                        }
+                        if (x == 42) {
+                            System.out.print("");
+                        }
+                    }, "cpu-hog-" + i);
+                    hog.setDaemon(true);
+                    hog.start();
+                    hogs.add(hog);
                 }
+                List<String> bodies = new ArrayList<>();
+                for (int i = 0; i < 240; i++) {
+                    bodies.add(TestProduct.order("c-starved-" + (i % 40), sku, 1, 100));
+                }
+                answers = Submissions.concurrently(48, bodies, product::submitWithinApiBudget);
+                busy.set(false);
+                for (Thread hog : hogs) {
+                    hog.join();
+                }
+
+                // Then no order was parked: each was accepted with its stock reserved, or refused with
+                // 503 and stored nothing
+                for (Answer a : answers) {
+                    assertThat(a.status()).as("%s", a).isIn(202, 503);
+                    if (a.status() == 202) {
+                        assertThat(a.orderStatus()).as("%s", a).isEqualTo("AWAITING_PAYMENT");
+                    } else {
+                        assertThat(a.response().headers().firstValue("Retry-After")).as("%s", a).isPresent();
+                        assertThat(GameDay.keyStored(product, a.key())).as("%s", a).isFalse();
+                    }
+                }
+                // And inventory was never blamed: the breaker stayed closed, no reservation fell back
+                assertThat(breaker.highestState()).isZero();
+            } finally {
+                busy.set(false);
             }
-            // And inventory was never blamed: the breaker stayed closed, no reservation fell back
-            assertThat(breaker.highestState()).isZero();
+            assertThat(product.metrics().value("saga_fallback_total", "operation", "reserve"))
+                    .isEqualTo(fallbacksBefore);
+            List<UUID> accepted = answers.stream().filter(a -> a.status() == 202).map(Answer::orderId).toList();
+            assertThat(accepted).isNotEmpty();
+            Invariants.awaitSettled(product, accepted, SETTLE);
+            assertThat(Invariants.statuses(product, accepted))
+                    .containsExactly(Map.entry("CONFIRMED", (long) accepted.size()));
+            Invariants.check(product, accepted);
         } finally {
-            busy.set(false);
+            product.ensure(REALISTIC);
         }
-        assertThat(product.metrics().value("saga_fallback_total", "operation", "reserve")).isEqualTo(fallbacksBefore);
-        List<UUID> accepted = answers.stream().filter(a -> a.status() == 202).map(Answer::orderId).toList();
-        assertThat(accepted).isNotEmpty();
-        Invariants.awaitSettled(product, accepted, SETTLE);
-        assertThat(Invariants.statuses(product, accepted)).containsExactly(Map.entry("CONFIRMED", (long) accepted.size()));
-        Invariants.check(product, accepted);
+    }
+
+    private int put(String url, String json) throws Exception {
+        return product.http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url))
+                .header("Content-Type", "application/json").PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json))
+                .build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static boolean isRoot() throws Exception {
+        Process id = new ProcessBuilder("id", "-u").start();
+        return new String(id.getInputStream().readAllBytes()).trim().equals("0") && id.waitFor() == 0;
     }
 
     @Test
+    @Order(2) // leaves the breaker open: last
     void shouldStillParkAndOpenTheBreakerWhenInventoryIsSlowAndTheProductIdle() {
         // Given realistic timeouts and an inventory answering in 4 s
         product.ensure(REALISTIC);
         String sku = sku();
-        product.stock(sku, 100);
+        product.stock(sku, 200);
         product.inventoryFaults(GameDay.inventoryLatency(4_000));
 
-        // When 40 orders come from 8 clients
-        List<String> bodies = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
-            bodies.add(TestProduct.order("c-slow-inventory-" + i, sku, 1, 100));
-        }
-        List<Answer> answers;
+        // When waves of 40 orders come from 8 clients, until the breaker opens (its 10 s window may
+        // still hold the previous test's successes; three waves at most)
+        List<Answer> answers = new ArrayList<>();
         try (CircuitWatch breaker = CircuitWatch.inventory(product)) {
-            answers = Submissions.concurrently(8, bodies, product::submitWithinApiBudget);
+            for (int wave = 0; wave < 3 && breaker.highestState() < 2; wave++) {
+                List<String> bodies = new ArrayList<>();
+                for (int i = 0; i < 40; i++) {
+                    bodies.add(TestProduct.order("c-slow-inventory-" + i, sku, 1, 100));
+                }
+                answers.addAll(Submissions.concurrently(8, bodies, product::submitWithinApiBudget));
+            }
 
             // Then each was accepted as pending within the budget, none refused, and the breaker opened
             for (Answer a : answers) {
@@ -118,7 +168,7 @@ class OverloadIT extends GameDayLifecycle {
         product.healthy();
         List<UUID> ids = Submissions.ids(answers);
         Invariants.awaitSettled(product, ids, SETTLE);
-        assertThat(Invariants.statuses(product, ids)).containsExactly(Map.entry("CONFIRMED", 40L));
+        assertThat(Invariants.statuses(product, ids)).containsExactly(Map.entry("CONFIRMED", (long) ids.size()));
         Invariants.check(product, ids);
     }
 }

@@ -30,7 +30,16 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code ./sagas <args>} as a child process. */
     public static ChildJvm start(String name, List<String> args, Map<String, String> env, Path log) {
-        List<String> command = new ArrayList<>();
+        return start(name, List.of(), args, env, log);
+    }
+
+    /**
+     * Starts {@code ./sagas <args>} as a child process under {@code prefix} (e.g. {@code nice -n -10},
+     * which every thread of the JVM inherits).
+     */
+    public static ChildJvm start(String name, List<String> prefix, List<String> args, Map<String, String> env,
+            Path log) {
+        List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         String opts = System.getenv("SAGA_JAVA_OPTS");

@@ -74,6 +74,8 @@ public final class AdmissionControl implements ApiServer.Admission {
         }
         Gauge.builder("saga.admission.in.flight", shedder, PriorityShedder::inFlight)
                 .description("Order submissions admitted and not yet answered").register(registry);
+        Gauge.builder("saga.admission.using.product", shedder, PriorityShedder::usingProduct)
+                .description("Admitted order submissions not waiting on a participant now").register(registry);
         Gauge.builder("saga.admission.waiting", shedder, PriorityShedder::waiting)
                 .description("Order submissions waiting for an in-flight slot").register(registry);
         this.shedder = shedder;
@@ -129,10 +131,12 @@ public final class AdmissionControl implements ApiServer.Admission {
             }
         }
         Permit held = permit.get();
-        int inFlight = shedder.inFlight();
+        int using = shedder.usingProduct();
         long remoteBefore = RemoteTime.spentNanos();
+        AutoCloseable watched = RemoteTime.watch(shedder);
         return () -> {
             long end = System.nanoTime();
+            close(watched);
             held.close();
             long served = end - admitted;
             double before = serviceNanos;
@@ -141,8 +145,16 @@ public final class AdmissionControl implements ApiServer.Admission {
             // product's too), less participants' time, which is degraded mode's business; not the wait
             // for a slot, which the limit itself causes (ADR 0021).
             long total = served + Math.max(0, arrived - request.arrivedNanos());
-            shedder.sample(total - (RemoteTime.spentNanos() - remoteBefore), total, inFlight, end);
+            shedder.sample(total - (RemoteTime.spentNanos() - remoteBefore), using, end);
         };
+    }
+
+    private static void close(AutoCloseable watched) {
+        try {
+            watched.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // never: the handle only forgets the watcher
+        }
     }
 
     /**

@@ -15,21 +15,23 @@ import java.util.OptionalInt;
  * whose in-flight count reached the limit without queueing grows it, fast while far from the
  * baseline, by one near it. A window where the limit did not bind leaves it as it is: no evidence.
  *
- * <p>What is limited is the product's own concurrency, the requests using its cores and
- * connections at once; a request waiting on a participant uses neither. The in-flight limit is
- * therefore that own limit scaled by how much of a request's time is its own (Little's law: own
- * concurrency = in flight × own time / whole time), so a participant that answers slowly raises
- * the in-flight limit instead of making the product refuse orders that degraded mode would park:
- * a slow inventory is degraded mode's business, not admission's (docs/decisions/0021).
+ * <p>What is limited is the product's own concurrency: the admitted requests using its cores and
+ * connections at once, not counting those waiting on a participant, which use neither (see {@link
+ * PriorityShedder}). A participant that answers slowly therefore never makes an idle product refuse
+ * orders that degraded mode would park: a slow inventory is degraded mode's business, not
+ * admission's (docs/decisions/0021). Only while the product is itself {@link #congested congested} do the
+ * requests waiting on a participant count too: then their wait is likely the product's doing (its
+ * cores are what would read the answers), and letting more in would only fill the participant's
+ * bulkhead and park healthy orders.
  *
  * <p>Thread-safe: every method is synchronized, and each is a handful of arithmetic operations.
  */
 public final class AdaptiveLimit {
 
     /**
-     * @param floor the lowest in-flight limit, whatever the samples say
-     * @param ceiling the highest in-flight limit (the configured in-flight ceiling)
-     * @param initial the own limit before the first window
+     * @param floor the lowest limit, whatever the samples say
+     * @param ceiling the highest limit (the configured in-flight ceiling)
+     * @param initial the limit before the first window
      * @param window how long samples are gathered before the limit is judged
      * @param tolerance how many times the baseline a window may average before it counts as queueing
      * @param slack own time a window may average above the baseline in any case: a baseline of a few
@@ -65,8 +67,6 @@ public final class AdaptiveLimit {
     private static final int MIN_SAMPLES = 5;
     /** The most one window may cut the limit: a single slow window (a GC pause) does not empty it. */
     private static final double MAX_CUT = 0.6;
-    /** Weight of each window in the whole-over-own average: a few windows, so a slowing participant shows within a second. */
-    private static final double STRETCH_WEIGHT = 0.5;
 
     private final Config config;
     private final long windowNanos;
@@ -76,12 +76,10 @@ public final class AdaptiveLimit {
     private long windowStart;
     private boolean started;
     private long sum;
-    private long sumTotal;
-    /** Whole time over own time, a moving average over windows: what turns the own limit into an in-flight one. */
-    private double stretch = 1.0;
     private int count;
     private int peakInFlight;
     private long lastAverage;
+    private boolean congested;
     /** Window averages of the horizon, oldest first, as {time, average} pairs. */
     private final Deque<long[]> averages = new ArrayDeque<>();
 
@@ -93,14 +91,20 @@ public final class AdaptiveLimit {
         this.limit = config.initial();
     }
 
-    /** Returns the in-flight limit now: the own limit scaled by whole time over own time. */
+    /** Returns the limit now: admitted requests using the product's own resources at once. */
     public synchronized int limit() {
-        return (int) Math.max(config.floor(), Math.min(config.ceiling(), Math.round(limit * stretch)));
+        return (int) Math.round(limit);
     }
 
-    /** Returns the own limit now: requests using the product's own resources at once. */
-    public synchronized double ownLimit() {
-        return limit;
+    /**
+     * Whether the last window, ended within the last two windows, found requests queueing for the
+     * product's own resources. While it did, the product is the slow one, and waiting on a
+     * participant is no reason to let more in. A judgement older than that has expired: with no
+     * requests there is no queue. Before the first window nothing is known, and nothing is assumed:
+     * a participant slow from the start must still be parked, not refused.
+     */
+    public synchronized boolean congested(long nowNanos) {
+        return congested && nowNanos - windowStart < 2 * windowNanos;
     }
 
     /** Returns the baseline own time in nanoseconds, 0 before the first window. */
@@ -117,18 +121,16 @@ public final class AdaptiveLimit {
      * Records one admitted request's own time; judges the window once it is over.
      *
      * @param ownNanos the request's time in the product, participants' time left out
-     * @param totalNanos the request's whole time, participants' time included
-     * @param inFlight the requests in flight when it was admitted, itself included
+     * @param inFlight the requests using the product when it was admitted, itself included
      * @param nowNanos a monotonic clock reading ({@link System#nanoTime()})
-     * @return the new in-flight limit when this sample closed a window that changed it
+     * @return the new limit when this sample closed a window that changed it
      */
-    public synchronized OptionalInt sample(long ownNanos, long totalNanos, int inFlight, long nowNanos) {
+    public synchronized OptionalInt sample(long ownNanos, int inFlight, long nowNanos) {
         if (!started) {
             started = true;
             windowStart = nowNanos;
         }
         sum += Math.max(0, ownNanos);
-        sumTotal += Math.max(ownNanos, totalNanos);
         count++;
         peakInFlight = Math.max(peakInFlight, inFlight);
         if (nowNanos - windowStart < windowNanos || count < MIN_SAMPLES) {
@@ -136,11 +138,8 @@ public final class AdaptiveLimit {
         }
         long average = sum / count;
         int before = limit();
-        double windowStretch = (double) sumTotal / Math.max(1, sum);
-        stretch += STRETCH_WEIGHT * (Math.min(windowStretch, config.ceiling()) - stretch);
         judge(average, nowNanos);
         sum = 0;
-        sumTotal = 0;
         count = 0;
         peakInFlight = 0;
         windowStart = nowNanos;
@@ -156,14 +155,15 @@ public final class AdaptiveLimit {
         averages.addLast(new long[] {nowNanos, average});
         long baseline = baseline();
         double threshold = Math.max(baseline * config.tolerance(), baseline + (double) slackNanos);
-        if (average > threshold) {
+        congested = average > threshold;
+        if (congested) {
             // Requests queue inside the product: shrink in proportion to how far past the threshold.
             limit *= Math.max(MAX_CUT, threshold / average);
         } else if (peakInFlight >= limit() - 1 && limit < config.ceiling()) {
             // The limit bound and nothing queued: grow, fast while the product is far from busy.
             limit = average < (baseline + threshold) / 2 ? limit * 1.25 + 1 : limit + 1;
         }
-        limit = Math.max(1, Math.min(config.ceiling(), limit));
+        limit = Math.max(config.floor(), Math.min(config.ceiling(), limit));
     }
 
     private long baseline() {

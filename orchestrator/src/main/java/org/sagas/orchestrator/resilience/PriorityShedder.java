@@ -14,8 +14,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Sheds load by priority before any work is done. All requests share one in-flight count; a
  * request of priority {@code p} is admitted only while that count is below {@code p}'s limit. The
  * configured limits (by default high 90, normal 60, low 30) are ceilings; with an {@link
- * AdaptiveLimit} the limit in force is the adaptive one, shared in the ceilings' proportions
- * (normal gets two thirds of it, low one third, high all of it, each at least one). As load grows,
+ * AdaptiveLimit} the adaptive one also applies, to the admitted requests <em>using the product</em>:
+ * those in flight less those waiting on a participant now (reported through {@link
+ * RemoteTime#watch}), or to all in flight while the product is {@linkplain AdaptiveLimit#congested
+ * congested}. It is shared in the ceilings' proportions (normal gets two thirds of it, low
+ * one third, high all of it, each at least one). As load grows,
  * low requests are shed first, then normal ones, and the slots above the normal limit stay free for
  * high ones.
  *
@@ -26,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * because its deadline had already passed ({@link #countShed}); the application counts them in
  * {@code saga_shed_total{priority}}. Thread-safe.
  */
-public final class PriorityShedder {
+public final class PriorityShedder implements RemoteTime.Watcher {
 
     /** Default in-flight limit for {@link Priority#HIGH}. */
     public static final int DEFAULT_HIGH_LIMIT = 90;
@@ -42,6 +45,8 @@ public final class PriorityShedder {
     private final Map<Priority, Condition> turns = new EnumMap<>(Priority.class);
     private final Map<Priority, Integer> waiting = new EnumMap<>(Priority.class);
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Admitted requests inside a remote call now: waiting on a participant, not using the product. */
+    private final AtomicInteger remote = new AtomicInteger();
 
     /** Creates a shedder with the default limits, reporting to {@code listener}. */
     public PriorityShedder(ResilienceListener listener) {
@@ -126,7 +131,7 @@ public final class PriorityShedder {
 
     /** A slot is free for {@code priority}, and no request of a higher priority waits for one. */
     private boolean mayEnter(Priority priority) {
-        if (inFlight.get() >= limit(priority)) {
+        if (inFlight.get() >= limits.get(priority) || adaptive != null && counted() >= limit(priority)) {
             return false;
         }
         for (Priority p : Priority.values()) {
@@ -145,6 +150,35 @@ public final class PriorityShedder {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** What the adaptive limit bounds: every admitted request while the product is congested, else those using it. */
+    private int counted() {
+        return adaptive.congested(System.nanoTime()) ? inFlight.get() : usingProduct();
+    }
+
+    /** Admitted requests in flight and not waiting on a participant. */
+    public int usingProduct() {
+        return Math.max(0, inFlight.get() - remote.get());
+    }
+
+    /** An admitted request went to wait on a participant: its slot on the product is free meanwhile. */
+    @Override
+    public void entered() {
+        remote.incrementAndGet();
+        if (adaptive != null) {
+            lock.lock();
+            try {
+                signalNext();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void left() {
+        remote.decrementAndGet();
     }
 
     /** Wakes the first waiter of the highest priority that has one. */
@@ -167,11 +201,11 @@ public final class PriorityShedder {
      * a change of the limit is reported to {@link ResilienceListener#onLimitChanged}. Does nothing
      * with fixed limits.
      */
-    public void sample(long ownNanos, long totalNanos, int inFlightAtEntry, long nowNanos) {
+    public void sample(long ownNanos, int usingAtEntry, long nowNanos) {
         if (adaptive == null) {
             return;
         }
-        OptionalInt changed = adaptive.sample(ownNanos, totalNanos, inFlightAtEntry, nowNanos);
+        OptionalInt changed = adaptive.sample(ownNanos, usingAtEntry, nowNanos);
         if (changed.isPresent()) {
             listener.onLimitChanged(changed.getAsInt(), adaptive.baselineNanos(), adaptive.lastAverageNanos());
             lock.lock();
@@ -199,8 +233,8 @@ public final class PriorityShedder {
     }
 
     /**
-     * Returns the in-flight limit in force for {@code priority}: its ceiling, or with an adaptive
-     * limit that limit's share, at least one.
+     * Returns the limit in force for {@code priority}: its in-flight ceiling, or with an adaptive
+     * limit that limit's share (of the requests using the product), at least one.
      */
     public int limit(Priority priority) {
         int ceiling = limits.get(Objects.requireNonNull(priority, "priority"));

@@ -92,9 +92,11 @@ public final class ResilientDependency {
             throw rejected(Reason.DEADLINE_TOO_SHORT);
         }
         Permit permit = enterBulkhead(deadline);
+        RemoteTime.Watcher watcher = RemoteTime.onWire();
         try (Breaker.Admission admission = breaker.tryAdmit().orElseThrow(() -> rejected(Reason.BREAKER_OPEN))) {
             return callAdmitted(admission, deadline, attempt);
         } finally {
+            RemoteTime.offWire(watcher);
             permit.close();
         }
     }

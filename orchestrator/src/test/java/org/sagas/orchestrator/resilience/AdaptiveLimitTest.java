@@ -14,11 +14,11 @@ class AdaptiveLimitTest {
             Duration.ofMillis(10), Duration.ofSeconds(30));
     private long now = 0;
 
-    /** One window of 10 samples, each with this own and whole time, the in-flight count at {@code inFlight}. */
-    private void window(AdaptiveLimit limit, long ownMs, long totalMs, int inFlight) {
+    /** One window of 10 samples, each with this own time, the requests using the product at {@code inFlight}. */
+    private void window(AdaptiveLimit limit, long ownMs, int inFlight) {
         for (int i = 0; i < 10; i++) {
             now += 10 * MS;
-            limit.sample(ownMs * MS, totalMs * MS, inFlight, now);
+            limit.sample(ownMs * MS, inFlight, now);
         }
     }
 
@@ -26,12 +26,12 @@ class AdaptiveLimitTest {
     void shouldGrowWhileTheLimitBindsAndNothingQueues() {
         // Given a limit learning a baseline of 5 ms of own time per request
         AdaptiveLimit limit = new AdaptiveLimit(config);
-        window(limit, 5, 5, 1);
+        window(limit, 5, 1);
         int before = limit.limit();
 
         // When windows keep reaching the limit at the baseline's own time
         for (int i = 0; i < 5; i++) {
-            window(limit, 5, 5, limit.limit());
+            window(limit, 5, limit.limit());
         }
 
         // Then it has grown
@@ -41,11 +41,11 @@ class AdaptiveLimitTest {
     @Test
     void shouldLeaveTheLimitAloneWhenItDoesNotBind() {
         AdaptiveLimit limit = new AdaptiveLimit(config);
-        window(limit, 5, 5, 1);
+        window(limit, 5, 1);
         int before = limit.limit();
 
         for (int i = 0; i < 5; i++) {
-            window(limit, 5, 5, 1);
+            window(limit, 5, 1);
         }
 
         assertThat(limit.limit()).isEqualTo(before);
@@ -56,48 +56,48 @@ class AdaptiveLimitTest {
         // Given a grown limit and a baseline of 5 ms
         AdaptiveLimit limit = new AdaptiveLimit(config);
         for (int i = 0; i < 10; i++) {
-            window(limit, 5, 5, limit.limit());
+            window(limit, 5, limit.limit());
         }
         int grown = limit.limit();
 
         // When own time per request rises to 40 ms (past twice the baseline and past baseline + slack)
-        window(limit, 40, 40, grown);
-        window(limit, 40, 40, grown);
+        window(limit, 40, grown);
+        window(limit, 40, grown);
 
         // Then the limit falls, and never below the floor however long it lasts
         assertThat(limit.limit()).isLessThan(grown);
         for (int i = 0; i < 50; i++) {
-            window(limit, 400, 400, grown);
+            window(limit, 400, grown);
         }
         assertThat(limit.limit()).isEqualTo(2);
-    }
-
-    @Test
-    void shouldNotShrinkWhenOnlyParticipantsAreSlow() {
-        // Given a limit that has learnt 5 ms of own time per request
-        AdaptiveLimit limit = new AdaptiveLimit(config);
-        window(limit, 5, 10, 1);
-        int healthy = limit.limit();
-
-        // When the participant answers in 4 s and the product's own time stays at 5 ms
-        for (int i = 0; i < 10; i++) {
-            window(limit, 5, 400, 1);
-        }
-
-        // Then the in-flight limit rises with the time requests now spend waiting on the participant
-        assertThat(limit.limit()).isGreaterThan(healthy * 3);
     }
 
     @Test
     void shouldIgnoreNoiseWithinTheSlack() {
         // Given a 2 ms baseline that doubles from noise: within baseline + 10 ms slack
         AdaptiveLimit limit = new AdaptiveLimit(config);
-        window(limit, 2, 2, 1);
+        window(limit, 2, 1);
         int before = limit.limit();
 
-        window(limit, 9, 9, before);
+        window(limit, 9, before);
 
         assertThat(limit.limit()).isGreaterThanOrEqualTo(before);
+    }
+
+    @Test
+    void shouldCountAsCongestedWhileQueueingAndNotOnceTheJudgementIsOld() {
+        AdaptiveLimit limit = new AdaptiveLimit(config);
+        // Nothing known yet: nothing assumed
+        assertThat(limit.congested(now)).isFalse();
+
+        limit.sample(5 * MS, 1, now); // opens the first window
+        window(limit, 5, 1);
+        assertThat(limit.congested(now)).isFalse();
+
+        window(limit, 100, 1);
+        assertThat(limit.congested(now)).isTrue();
+        // Two windows (200 ms) without a request: no queue is left to judge
+        assertThat(limit.congested(now + 300 * MS)).isFalse();
     }
 
     @Test

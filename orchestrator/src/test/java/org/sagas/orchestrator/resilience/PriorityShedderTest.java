@@ -216,4 +216,30 @@ class PriorityShedderTest {
         assertThat(shedder.limit(Priority.NORMAL)).isEqualTo(6);
         assertThat(shedder.limit(Priority.LOW)).isEqualTo(3);
     }
+
+    @Test
+    void shouldNotCountRequestsWaitingOnAParticipantAgainstTheAdaptiveLimit() {
+        // Given an adaptive limit of 2 requests using the product, and two admitted high requests
+        AdaptiveLimit adaptive = new AdaptiveLimit(new AdaptiveLimit.Config(2, 90, 2, Duration.ofMillis(100), 2.0,
+                Duration.ZERO, Duration.ofSeconds(1)));
+        PriorityShedder shedder = new PriorityShedder(90, 60, 30, adaptive, listener);
+        long now = System.nanoTime();
+        for (int i = 0; i < 5; i++) {
+            adaptive.sample(1_000_000, 0, now + i * 50_000_000L); // one window judged, not congested
+        }
+        shedder.tryEnter(Priority.HIGH).orElseThrow();
+        shedder.tryEnter(Priority.HIGH).orElseThrow();
+        assertThat(shedder.tryEnter(Priority.HIGH)).isEmpty();
+
+        // When both wait on a slow participant
+        shedder.entered();
+        shedder.entered();
+
+        // Then two more may use the product meanwhile, and no more
+        assertThat(shedder.tryEnter(Priority.HIGH)).isPresent();
+        assertThat(shedder.tryEnter(Priority.HIGH)).isPresent();
+        assertThat(shedder.tryEnter(Priority.HIGH)).isEmpty();
+        assertThat(shedder.inFlight()).isEqualTo(4);
+        assertThat(shedder.usingProduct()).isEqualTo(2);
+    }
 }

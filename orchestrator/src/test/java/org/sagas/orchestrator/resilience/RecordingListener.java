@@ -9,6 +9,7 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
 
 /** Records every event, as a metrics binding would count them. Thread-safe. */
 final class RecordingListener implements ResilienceListener {
+    private final java.util.concurrent.atomic.AtomicInteger cutShort = new java.util.concurrent.atomic.AtomicInteger();
 
     final AtomicInteger retries = new AtomicInteger();
     final List<Integer> retryAttempts = new CopyOnWriteArrayList<>();
@@ -47,6 +48,15 @@ final class RecordingListener implements ResilienceListener {
     @Override
     public void onShed(Priority priority) {
         shed.computeIfAbsent(priority, p -> new AtomicInteger()).incrementAndGet();
+    }
+
+    @Override
+    public void onCutShort(String dependency) {
+        cutShort.incrementAndGet();
+    }
+
+    int cutShort() {
+        return cutShort.get();
     }
 
     int shed(Priority priority) {

@@ -357,6 +357,46 @@ class ResilientDependencyTest {
     }
 
     @Test
+    void shouldGiveTheBreakerNoVerdictWhenTheDeadlineCutTheAttemptsShort() {
+        // Given a 1 s attempt timeout, breaker decisions after two calls, and a dependency that
+        // usually answers in 30 ms, then hangs
+        ResilientDependency dependency = create(fastBreaker());
+        dependency.call(generous(), timeout -> {
+            Thread.sleep(30);
+            return "reserved";
+        });
+        List<Duration> given = new CopyOnWriteArrayList<>();
+
+        // When two calls arrive with 20 ms left of their deadline (the rest spent inside the product)
+        for (int i = 0; i < 2; i++) {
+            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(20)),
+                    blockingFor2Seconds(given)));
+            assertThat(cut.reason()).isEqualTo(Reason.TIMEOUT);
+        }
+
+        // Then the breaker stays closed: 20 ms is no fair chance for any dependency's timeout
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+        assertThat(listener.cutShort()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldOpenTheBreakerWhenAttemptsWithAFairChanceTimeOut() {
+        // Given a 100 ms attempt timeout, breaker decisions after two calls, and a hanging dependency
+        timeout.attemptTimeout(Duration.ofMillis(100));
+        ResilientDependency dependency = create(fastBreaker());
+        List<Duration> given = new CopyOnWriteArrayList<>();
+
+        // When two calls each give it the whole attempt timeout
+        for (int i = 0; i < 2; i++) {
+            unavailable(() -> dependency.call(generous(), blockingFor2Seconds(given)));
+        }
+
+        // Then the timeouts are its own: the breaker opens
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
+        assertThat(listener.cutShort()).isZero();
+    }
+
+    @Test
     void shouldNeverLetAttemptsOutliveDeadline() {
         // Given 10 attempts of 100 ms each but only 250 ms until the deadline
         timeout.attemptTimeout(Duration.ofMillis(100)).minimumUsefulBudget(Duration.ofMillis(20));
