@@ -224,6 +224,11 @@ final class BenchRig implements AutoCloseable {
         }
     }
 
+    /** The product's process id (its threads' CPU: {@link org.sagas.app.bench.ThreadCpu}). */
+    long productPid() {
+        return product.handle().pid();
+    }
+
     /** Which process each PostgreSQL backend serves now: product, sandbox or client. */
     Map<Long, String> backendGroups() throws SQLException {
         Map<Long, String> groups = new HashMap<>();

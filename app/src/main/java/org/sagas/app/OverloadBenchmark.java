@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,8 +22,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.sagas.app.bench.CpuMeter;
 import org.sagas.app.bench.Latencies;
 import org.sagas.app.bench.OpenLoop;
+import org.sagas.app.bench.ThreadCpu;
 import org.sagas.app.bench.OpenLoop.Outcome;
 import org.sagas.orchestrator.Json;
 
@@ -91,13 +94,29 @@ final class OverloadBenchmark {
         out.printf("  capacity: %.1f orders/s accepted by %d closed-loop clients%n", capacity, CLIENTS);
         List<Map<String, Object>> phases = new ArrayList<>();
         Map<String, Object> recovery;
+        CpuMeter cpu = rig.cpuMeter();
+        ThreadCpu threads = new ThreadCpu();
         try (OpenLoop client = new OpenLoop(rig.ordersUri())) {
+            client.warm(rig.ordersUri().resolve("/health/live"), 2_000);
             for (double m : MULTIPLES) {
                 int rate = (int) Math.max(1, Math.round(m * capacity));
                 String customers = prefix + m + "-";
                 out.printf("  %.1f x: %d orders/s for %d s ...%n", m, rate, duration.toSeconds());
+                Map<Long, String> backends = new HashMap<>(rig.backendGroups());
+                CpuMeter.Reading before = cpu.read();
+                Map<String, Duration> threadsBefore = threads.read(rig.productPid());
                 OpenLoop.Answers answers = client.run(rate, duration, customers, CUSTOMERS, skus);
+                backends.putAll(rig.backendGroups());
                 Map<String, Object> phase = phase(m, rate, answers);
+                // Where the cores went meanwhile: the client's share is the benchmark's, not the product's.
+                Map<String, Object> cores = new LinkedHashMap<>();
+                CpuMeter.between(before, cpu.read(), backends).forEach((group, used) ->
+                        cores.put(group, round3(used.toNanos() / 1e9 / duration.toSeconds())));
+                phase.put("cores_by_process", cores);
+                Map<String, Object> groups = new LinkedHashMap<>();
+                ThreadCpu.between(threadsBefore, threads.read(rig.productPid())).forEach((group, used) ->
+                        groups.put(group, round3(used.toNanos() / 1e9 / duration.toSeconds())));
+                phase.put("product_cores_by_thread_group", groups);
                 phase.put("customers_prefix", customers);
                 phases.add(phase);
                 out.println("    " + phase);
@@ -178,16 +197,22 @@ final class OverloadBenchmark {
         p.put("answer_p99_ms", round(a.all.percentileMillis(99)));
         p.put("answer_max_ms", round(a.all.maxMillis()));
         p.put("shed_answer_p99_ms", a.shed.count() == 0 ? null : round(a.shed.percentileMillis(99)));
+        p.put("answer_p99_ms_by_second", bySecond(a, (int) duration.toSeconds()));
         return p;
     }
 
     /** Answer p99 per second after the overload, and the first second from which every second's p99 is under 100 ms. */
-    private static Map<String, Object> recovery(int rate, OpenLoop.Answers a) {
+    private static List<Double> bySecond(OpenLoop.Answers a, int seconds) {
         List<Double> p99s = new ArrayList<>();
-        for (int s = 0; s < RECOVERY_SECONDS; s++) {
+        for (int s = 0; s < seconds; s++) {
             Latencies second = a.second(s);
             p99s.add(second.count() == 0 ? null : round(second.percentileMillis(99)));
         }
+        return p99s;
+    }
+
+    private static Map<String, Object> recovery(int rate, OpenLoop.Answers a) {
+        List<Double> p99s = bySecond(a, RECOVERY_SECONDS);
         Integer fast = null;
         for (int s = RECOVERY_SECONDS - 1; s >= 0; s--) {
             Double v = p99s.get(s);

@@ -35,6 +35,7 @@ import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.AdaptiveLimit;
 import org.sagas.orchestrator.resilience.PriorityShedder;
+import org.sagas.orchestrator.resilience.SchedulingLag;
 import org.sagas.relay.OutboxRelay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -272,9 +273,14 @@ final class Product implements AutoCloseable {
     }
 
     /** The priority ceilings, under a limit found at run time unless that is switched off (ADR 0021). */
-    private static PriorityShedder shedder(SettingsTable.Values o, Node node) {
-        AdaptiveLimit adaptive = o.get(OrchestratorSettings.ADMISSION_ADAPTIVE)
-                ? new AdaptiveLimit(AdaptiveLimit.Config.defaults(PriorityShedder.DEFAULT_HIGH_LIMIT)) : null;
+    private PriorityShedder shedder(SettingsTable.Values o, Node node) {
+        AdaptiveLimit adaptive = null;
+        if (o.get(OrchestratorSettings.ADMISSION_ADAPTIVE)) {
+            SchedulingLag lag = SchedulingLag.start(Duration.ofMillis(10));
+            components.start(Component.of("scheduling-lag", lag));
+            adaptive = new AdaptiveLimit(AdaptiveLimit.Config.defaults(PriorityShedder.DEFAULT_HIGH_LIMIT),
+                    lag::takeAverageNanos);
+        }
         return new PriorityShedder(PriorityShedder.DEFAULT_HIGH_LIMIT, PriorityShedder.DEFAULT_NORMAL_LIMIT,
                 PriorityShedder.DEFAULT_LOW_LIMIT, adaptive, node.resilienceMetrics);
     }

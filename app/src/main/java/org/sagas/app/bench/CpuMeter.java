@@ -106,7 +106,7 @@ public final class CpuMeter {
         }
     }
 
-    private static long clockTicks() {
+    static long clockTicks() {
         try {
             Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();

@@ -66,6 +66,24 @@ public final class OpenLoop implements AutoCloseable {
     }
 
     /**
+     * Warms this client, not the product: {@code count} {@code GET}s of {@code uri}, a few at a
+     * time, so the first second of a stream does not measure the client's own cold start (its
+     * threads, connections and classes).
+     */
+    public void warm(URI uri, int count) throws Exception {
+        List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sent.add(http.sendAsync(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
+                    HttpResponse.BodyHandlers.discarding()));
+            if (sent.size() == 16) {
+                CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                sent.clear();
+            }
+        }
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    }
+
+    /**
      * Sends {@code rate} orders a second for {@code duration}, order {@code i} for customer
      * {@code customerPrefix + (i % customers)} and SKU {@code skus[i % skus.size()]}, then waits
      * for every answer (30 s at most each).

@@ -115,14 +115,15 @@ public final class MicrometerResilienceListener implements ResilienceListener {
      * step a window whenever it binds.
      */
     @Override
-    public void onLimitChanged(int limit, long baselineNanos, long averageNanos) {
+    public void onLimitChanged(int limit, long baselineNanos, long averageNanos, long lagNanos) {
         int before = lastLimit.getAndSet(limit);
         long now = System.nanoTime();
         long logged = limitLoggedAt.get();
         if (limit < before || now - logged >= LIMIT_LOG_EVERY_NANOS && limitLoggedAt.compareAndSet(logged, now)) {
-            log.info("admission limit {} -> {} (own time per order {} ms, baseline {} ms)", before, limit,
-                    String.format(Locale.ROOT, "%.1f", averageNanos / 1e6),
-                    String.format(Locale.ROOT, "%.1f", baselineNanos / 1e6));
+            log.info("admission limit {} -> {} (own time per order {} ms, baseline {} ms, scheduling lag {} ms)",
+                    before, limit, String.format(Locale.ROOT, "%.1f", averageNanos / 1e6),
+                    String.format(Locale.ROOT, "%.1f", baselineNanos / 1e6),
+                    String.format(Locale.ROOT, "%.1f", lagNanos / 1e6));
         }
     }
 

@@ -158,6 +158,21 @@ public final class AdmissionControl implements ApiServer.Admission {
     }
 
     /**
+     * Saturated: as many requests of {@code priority} wait for a slot as its limit lets use the
+     * product at once, so a newcomer would wait its whole queue budget and be refused anyway. The
+     * refusal that follows is counted here, as any other.
+     */
+    @Override
+    public java.util.OptionalInt saturated(Priority priority) {
+        if (shedder.waiting() < Math.max(2, shedder.limit(priority))) {
+            return java.util.OptionalInt.empty();
+        }
+        shedder.countShed(priority);
+        refused[Refusal.OVERLOADED.ordinal()].increment();
+        return java.util.OptionalInt.of(retryAfterSeconds());
+    }
+
+    /**
      * Seconds until the requests ahead (in flight and waiting) have drained at the measured pace,
      * at least one: a client that honours it comes back when a slot is likely free.
      */

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -49,6 +50,15 @@ public final class ApiServer implements AutoCloseable {
         record Request(String client, Set<String> customers, Priority priority, long deadlineEpochMillis,
                 long arrivedNanos) {}
 
+        /**
+         * Whether every {@code priority} request is being refused now (its queue is full), and the
+         * {@code Retry-After} to answer: checked before a request's body is read, so refusing costs
+         * next to nothing. Empty by default.
+         */
+        default OptionalInt saturated(Priority priority) {
+            return OptionalInt.empty();
+        }
+
         /** A ticket to release when the request ends, or null when refused (the answer is written). */
         Ticket admit(Context ctx, Request request);
 
@@ -62,6 +72,24 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private final Javalin app;
+
+    /**
+     * An order submission of a priority admission refuses wholesale now is answered {@code 503}
+     * before its body is read. {@code high} is never refused here: whether its client may use
+     * it is known only from its key, so it goes the whole way.
+     */
+    private static OptionalInt refuseEarly(org.eclipse.jetty.server.Request request, Admission admission) {
+        if (!"POST".equals(request.getMethod()) || !"/orders".equals(request.getHttpURI().getPath())) {
+            return OptionalInt.empty();
+        }
+        Priority priority;
+        try {
+            priority = Priority.parse(request.getHeaders().get("X-Priority"));
+        } catch (IllegalArgumentException e) {
+            return OptionalInt.empty(); // the route answers 400
+        }
+        return priority == Priority.HIGH ? OptionalInt.empty() : admission.saturated(priority);
+    }
 
     private ApiServer(Javalin app) {
         this.app = app;
@@ -93,7 +121,8 @@ public final class ApiServer implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = limits.maxBodyBytes();
             limits.apply(config);
-            limits.gateBodies(config, refused);
+            limits.listen(config, host, port);
+            limits.gateBodies(config, refused, request -> refuseEarly(request, admission));
             QueuedThreadPool pool = new QueuedThreadPool(400, 16, 60_000);
             pool.setName("api");
             config.jetty.threadPool = pool;

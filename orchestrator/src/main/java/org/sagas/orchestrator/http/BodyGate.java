@@ -6,7 +6,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -43,12 +45,26 @@ final class BodyGate extends Handler.Wrapper {
     private final EdgeLimits limits;
     private final Consumer<String> refused;
     private final AtomicInteger slowSenders = new AtomicInteger();
+    private final Function<Request, OptionalInt> early;
+    private static final byte[] OVERLOADED = Problems.bytes(503, "overloaded", "Too many requests in flight",
+            "the product is refusing this priority's requests now: more wait than it can serve at speed");
+
     /** Request attribute: {@link System#nanoTime()} when the request's headers had arrived. */
     static final String ARRIVED_NANOS = "sagas.arrivedNanos";
 
     BodyGate(EdgeLimits limits, Consumer<String> refused) {
+        this(limits, refused, request -> OptionalInt.empty());
+    }
+
+    /**
+     * @param early for a request, the {@code Retry-After} seconds of a {@code 503} to answer at once,
+     *     before its body is read or any route runs (admission already refusing everything of its
+     *     kind: the cheapest refusal there is), or empty to let it through
+     */
+    BodyGate(EdgeLimits limits, Consumer<String> refused, Function<Request, OptionalInt> early) {
         this.limits = limits;
         this.refused = refused;
+        this.early = early;
     }
 
     /** Requests now holding a slow-sender slot. */
@@ -60,6 +76,15 @@ final class BodyGate extends Handler.Wrapper {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         // When the request's headers arrived: admission counts the time from there (ADR 0021).
         request.setAttribute(ARRIVED_NANOS, request.getHeadersNanoTime());
+        OptionalInt refuseNow = early.apply(request);
+        if (refuseNow.isPresent()) {
+            refused.accept("overloaded");
+            response.setStatus(503);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, Problems.CONTENT_TYPE);
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(refuseNow.getAsInt()));
+            response.write(true, ByteBuffer.wrap(OVERLOADED), callback);
+            return true;
+        }
         long length = request.getLength();
         boolean chunked = length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
         if (length == 0 || (length < 0 && !chunked)) {

@@ -58,23 +58,36 @@ public final class ForegroundFirst {
 
     /** Counts each admitted submission as in flight until its ticket closes. */
     public ApiServer.Admission around(ApiServer.Admission admission) {
-        return (ctx, request) -> {
-            ApiServer.Admission.Ticket ticket = admission.admit(ctx, request);
-            if (ticket == null) {
-                return null;
+        return new ApiServer.Admission() {
+            @Override
+            public Ticket admit(io.javalin.http.Context ctx, Request request) {
+                return counted(admission, ctx, request);
             }
-            inFlight.incrementAndGet();
-            return () -> {
-                try {
-                    ticket.close();
-                } finally {
-                    if (inFlight.decrementAndGet() < busyAt) {
-                        synchronized (calmer) {
-                            calmer.notifyAll();
-                        }
+
+            @Override
+            public java.util.OptionalInt saturated(org.sagas.orchestrator.resilience.Priority priority) {
+                return admission.saturated(priority);
+            }
+        };
+    }
+
+    private ApiServer.Admission.Ticket counted(ApiServer.Admission admission, io.javalin.http.Context ctx,
+            ApiServer.Admission.Request request) {
+        ApiServer.Admission.Ticket ticket = admission.admit(ctx, request);
+        if (ticket == null) {
+            return null;
+        }
+        inFlight.incrementAndGet();
+        return () -> {
+            try {
+                ticket.close();
+            } finally {
+                if (inFlight.decrementAndGet() < busyAt) {
+                    synchronized (calmer) {
+                        calmer.notifyAll();
                     }
                 }
-            };
+            }
         };
     }
 

@@ -38,14 +38,26 @@ public final class AdaptiveLimit {
      *     milliseconds doubles from noise alone, which is no queue worth refusing orders for
      * @param horizon how far back the baseline is looked for: a slower machine (or a colder JVM) is
      *     learnt within this time
+     * @param lagLimit the scheduling lag (see {@link SchedulingLag}) a window may average: beyond it
+     *     the machine's cores are oversubscribed, and every request, even one to be refused, waits
+     *     for a core before it is read; each request meets it at every wake-up
      */
     public record Config(int floor, int ceiling, int initial, Duration window, double tolerance, Duration slack,
-            Duration horizon) {
+            Duration horizon, Duration lagLimit) {
 
-        /** The defaults: floor 4, initial 10, windows of 250 ms, tolerance 2, slack 40 ms, a 30 s horizon. */
+        /**
+         * The defaults: floor 4, initial 10, windows of 250 ms, tolerance 2, slack 40 ms, a 30 s
+         * horizon, a scheduling lag of 10 ms at most.
+         */
         public static Config defaults(int ceiling) {
             return new Config(Math.min(4, ceiling), ceiling, Math.min(10, ceiling), Duration.ofMillis(250), 2.0,
-                    Duration.ofMillis(40), Duration.ofSeconds(30));
+                    Duration.ofMillis(40), Duration.ofSeconds(30), Duration.ofMillis(10));
+        }
+
+        /** These values without a scheduling-lag limit. */
+        public Config(int floor, int ceiling, int initial, Duration window, double tolerance, Duration slack,
+                Duration horizon) {
+            this(floor, ceiling, initial, window, tolerance, slack, horizon, Duration.ofDays(1));
         }
 
         /** @throws IllegalArgumentException unless {@code 1 <= floor <= initial <= ceiling}, a positive window and a tolerance above 1 */
@@ -72,6 +84,9 @@ public final class AdaptiveLimit {
     private final long windowNanos;
     private final long horizonNanos;
     private final long slackNanos;
+    private final java.util.function.LongSupplier lag;
+    private final long lagLimitNanos;
+    private long lastLag;
     private double limit;
     private long windowStart;
     private boolean started;
@@ -84,7 +99,14 @@ public final class AdaptiveLimit {
     private final Deque<long[]> averages = new ArrayDeque<>();
 
     public AdaptiveLimit(Config config) {
+        this(config, () -> 0);
+    }
+
+    /** @param lag the average scheduling lag since the last call, in nanoseconds ({@link SchedulingLag#takeAverageNanos}) */
+    public AdaptiveLimit(Config config, java.util.function.LongSupplier lag) {
         this.config = config;
+        this.lag = lag;
+        this.lagLimitNanos = config.lagLimit().toNanos();
         this.windowNanos = config.window().toNanos();
         this.horizonNanos = config.horizon().toNanos();
         this.slackNanos = config.slack().toNanos();
@@ -110,6 +132,11 @@ public final class AdaptiveLimit {
     /** Returns the baseline own time in nanoseconds, 0 before the first window. */
     public synchronized long baselineNanos() {
         return baseline();
+    }
+
+    /** Returns the last window's average scheduling lag in nanoseconds. */
+    public synchronized long lastLagNanos() {
+        return lastLag;
     }
 
     /** Returns the last window's average own time in nanoseconds, 0 before the first window. */
@@ -155,13 +182,16 @@ public final class AdaptiveLimit {
         averages.addLast(new long[] {nowNanos, average});
         long baseline = baseline();
         double threshold = Math.max(baseline * config.tolerance(), baseline + (double) slackNanos);
-        congested = average > threshold;
+        lastLag = lag.getAsLong();
+        // How far past its bound the worse of the two queues is: requests' own time, the cores' run queue.
+        double pressure = Math.max(average / threshold, (double) lastLag / lagLimitNanos);
+        congested = pressure > 1;
         if (congested) {
-            // Requests queue inside the product: shrink in proportion to how far past the threshold.
-            limit *= Math.max(MAX_CUT, threshold / average);
+            // Requests queue inside the product: shrink in proportion to how far past the bound.
+            limit *= Math.max(MAX_CUT, 1 / pressure);
         } else if (peakInFlight >= limit() - 1 && limit < config.ceiling()) {
             // The limit bound and nothing queued: grow, fast while the product is far from busy.
-            limit = average < (baseline + threshold) / 2 ? limit * 1.25 + 1 : limit + 1;
+            limit = pressure < 0.5 ? limit * 1.25 + 1 : limit + 1;
         }
         limit = Math.max(config.floor(), Math.min(config.ceiling(), limit));
     }

@@ -51,8 +51,9 @@ final class GuardedListener implements ResilienceListener {
     }
 
     @Override
-    public void onLimitChanged(int limit, long baselineNanos, long averageNanos) {
-        guarded("onLimitChanged", "admission", () -> listener.onLimitChanged(limit, baselineNanos, averageNanos));
+    public void onLimitChanged(int limit, long baselineNanos, long averageNanos, long lagNanos) {
+        guarded("onLimitChanged", "admission", () -> listener.onLimitChanged(limit, baselineNanos, averageNanos,
+                lagNanos));
     }
 
     @Override

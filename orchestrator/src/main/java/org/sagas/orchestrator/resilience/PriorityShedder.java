@@ -207,7 +207,8 @@ public final class PriorityShedder implements RemoteTime.Watcher {
         }
         OptionalInt changed = adaptive.sample(ownNanos, usingAtEntry, nowNanos);
         if (changed.isPresent()) {
-            listener.onLimitChanged(changed.getAsInt(), adaptive.baselineNanos(), adaptive.lastAverageNanos());
+            listener.onLimitChanged(changed.getAsInt(), adaptive.baselineNanos(), adaptive.lastAverageNanos(),
+                    adaptive.lastLagNanos());
             lock.lock();
             try {
                 signalNext();

@@ -60,9 +60,9 @@ public interface ResilienceListener {
 
     /**
      * The adaptive admission limit moved to {@code limit}, judged from the last window's average own
-     * time against the baseline (both in nanoseconds).
+     * time against the baseline and its scheduling lag (all in nanoseconds).
      */
-    default void onLimitChanged(int limit, long baselineNanos, long averageNanos) {
+    default void onLimitChanged(int limit, long baselineNanos, long averageNanos, long lagNanos) {
     }
 
     /**
