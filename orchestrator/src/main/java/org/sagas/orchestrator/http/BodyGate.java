@@ -57,9 +57,9 @@ final class BodyGate extends Handler.Wrapper {
     }
 
     /**
-     * @param early for a request, the {@code Retry-After} seconds of a {@code 503} to answer at once,
-     *     before its body is read or any route runs (admission already refusing everything of its
-     *     kind: the cheapest refusal there is), or empty to let it through
+     * @param early for a request whose body has arrived, the {@code Retry-After} seconds of a
+     *     {@code 503} to answer at once, before any route runs (admission already refusing everything
+     *     of its kind: the cheapest refusal there is), or empty to let it through
      */
     BodyGate(EdgeLimits limits, Consumer<String> refused, Function<Request, OptionalInt> early) {
         this.limits = limits;
@@ -76,15 +76,6 @@ final class BodyGate extends Handler.Wrapper {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         // When the request's headers arrived: admission counts the time from there (ADR 0021).
         request.setAttribute(ARRIVED_NANOS, request.getHeadersNanoTime());
-        OptionalInt refuseNow = early.apply(request);
-        if (refuseNow.isPresent()) {
-            refused.accept("overloaded");
-            response.setStatus(503);
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, Problems.CONTENT_TYPE);
-            response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(refuseNow.getAsInt()));
-            response.write(true, ByteBuffer.wrap(OVERLOADED), callback);
-            return true;
-        }
         long length = request.getLength();
         boolean chunked = length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
         if (length == 0 || (length < 0 && !chunked)) {
@@ -198,6 +189,17 @@ final class BodyGate extends Handler.Wrapper {
                 refused.accept("body-too-large");
                 answer(response, callback, 413, "body-too-large", "Request body too large",
                         "the body may be at most " + limits.maxBodyBytes() + " bytes", 0);
+                return;
+            }
+            // Read whole first: a connection whose request was left unread is closed after the answer,
+            // and a client reusing it meanwhile gets nothing back.
+            OptionalInt refuseNow = early.apply(request);
+            if (refuseNow.isPresent()) {
+                refused.accept("overloaded");
+                response.setStatus(503);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, Problems.CONTENT_TYPE);
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(refuseNow.getAsInt()));
+                response.write(true, ByteBuffer.wrap(OVERLOADED), callback);
                 return;
             }
             byte[] bytes = body.toByteArray();
