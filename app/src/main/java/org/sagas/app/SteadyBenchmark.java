@@ -26,6 +26,7 @@ import org.sagas.app.bench.CpuMeter;
 import org.sagas.app.bench.DbCounters;
 import org.sagas.app.bench.Latencies;
 import org.sagas.app.bench.OrderCost;
+import org.sagas.app.bench.ThreadCpu;
 import org.sagas.orchestrator.Json;
 
 /**
@@ -102,6 +103,8 @@ final class SteadyBenchmark {
         CpuMeter cpu = rig.cpuMeter();
         Map<Long, String> backends = new HashMap<>(rig.backendGroups());
         CpuMeter.Reading cpuBefore = cpu.read();
+        ThreadCpu threads = new ThreadCpu();
+        Map<String, Duration> threadsBefore = threads.read(rig.productPid());
         DbCounters dbBefore = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB);
         long monitorBefore = rig.monitor().statements();
         double loadBefore = loadAverage();
@@ -110,6 +113,7 @@ final class SteadyBenchmark {
         double drain = awaitTerminal(rig.monitor(), customer);
         backends.putAll(rig.backendGroups());
         Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read(), backends);
+        Map<String, Duration> threadsUsed = ThreadCpu.between(threadsBefore, threads.read(rig.productPid()));
         long monitorStatements = rig.monitor().statements() - monitorBefore;
         Thread.sleep(1000); // PostgreSQL publishes its counters at most every 500 ms
         DbCounters dbUsed = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB).minus(dbBefore);
@@ -147,6 +151,10 @@ final class SteadyBenchmark {
                 "client_cpu_ms_per_order")) {
             row.put(k, cost.get(k));
         }
+        Map<String, Object> groups = new LinkedHashMap<>();
+        threadsUsed.forEach((group, used) -> groups.put(group, confirmed == 0 ? null
+                : round(used.toNanos() / 1e6 / confirmed)));
+        row.put("product_cpu_ms_per_order_by_thread_group", groups);
         row.put("targets_met", count(outcomes, "503") == 0 && count(outcomes, "parked") == 0
                 && latencies.percentileMillis(99) < P99_TARGET_MS);
         out.println("  " + row);

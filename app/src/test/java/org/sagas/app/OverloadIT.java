@@ -64,7 +64,7 @@ class OverloadIT extends GameDayLifecycle {
             assertThat(put(url + "/stock/" + sku, "{\"available\":1000}")).isEqualTo(200);
             double fallbacksBefore = product.metrics().value("saga_fallback_total", "operation", "reserve");
 
-            // When 240 orders come from 48 clients at once while busy threads take the product's cores
+            // When 264 orders come from 48 clients at once while busy threads take the product's cores
             List<Answer> answers;
             AtomicBoolean busy = new AtomicBoolean(true);
             List<Thread> hogs = new ArrayList<>();
@@ -83,11 +83,14 @@ class OverloadIT extends GameDayLifecycle {
                     hog.start();
                     hogs.add(hog);
                 }
+                // ... one in eleven from a customer allowed X-Priority: high, which sends it
                 List<String> bodies = new ArrayList<>();
-                for (int i = 0; i < 240; i++) {
-                    bodies.add(TestProduct.order("c-starved-" + (i % 40), sku, 1, 100));
+                for (int i = 0; i < 264; i++) {
+                    bodies.add(TestProduct.order(i % 11 == 0 ? "c-high" : "c-starved-" + (i % 40), sku, 1, 100));
                 }
-                answers = Submissions.concurrently(48, bodies, product::submitWithinApiBudget);
+                answers = Submissions.concurrently(48, bodies, (key, body) -> body.contains("\"c-high\"")
+                        ? product.submitWithinApiBudget(key, body, "X-Priority", "high")
+                        : product.submitWithinApiBudget(key, body));
                 busy.set(false);
                 for (Thread hog : hogs) {
                     hog.join();
@@ -106,6 +109,13 @@ class OverloadIT extends GameDayLifecycle {
                 }
                 // And inventory was never blamed: the breaker stayed closed, no reservation fell back
                 assertThat(breaker.highestState()).isZero();
+                // And priorities kept their meaning: high orders got in while normal ones were refused
+                List<Answer> high = answers.stream().filter(a -> a.response().request().headers()
+                        .firstValue("X-Priority").isPresent()).toList();
+                long highAccepted = high.stream().filter(a -> a.status() == 202).count();
+                assertThat(high).hasSize(24);
+                assertThat(highAccepted).as("high orders accepted of %d", high.size())
+                        .isGreaterThanOrEqualTo((long) Math.ceil(0.95 * high.size()));
             } finally {
                 busy.set(false);
             }

@@ -51,6 +51,13 @@ class SlowClientsIT {
             org.awaitility.Awaitility.await("400 slow clients connected").atMost(java.time.Duration.ofSeconds(30))
                     .until(() -> slow.opened() >= 400);
             attacked = p99(measure(sku, REQUESTS));
+            // The slow bodies past the slow-sender slots are refused a grace period after they began;
+            // a quick measurement can end before that, so wait for it while the attack lasts.
+            org.awaitility.Awaitility.await("slow bodies refused or timed out").atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> {
+                        Metrics m = product.metrics();
+                        return refused(m, "too-many-slow-senders") + refused(m, "request-timeout") > 0;
+                    });
         }
 
         // The quiet p99 is measured again after the attack: on a shared machine the noise of either
@@ -61,10 +68,6 @@ class SlowClientsIT {
         System.out.printf("ordinary p99: quiet %.1f ms, under 400 slow clients %.1f ms%n", quiet, attacked);
         assertThat(attacked).as("p99 under attack vs quiet %.1f ms", quiet)
                 .isLessThanOrEqualTo(2 * Math.max(quiet, FLOOR_MS));
-        Metrics metrics = product.metrics();
-        // Either refusal may be the one that happened: a counter shows once it has counted.
-        assertThat(refused(metrics, "too-many-slow-senders") + refused(metrics, "request-timeout"))
-                .as("slow bodies refused or timed out").isPositive();
     }
 
     private static double refused(Metrics metrics, String reason) {

@@ -43,7 +43,7 @@ public final class OrchestratorSettings {
     public static final Setting<Boolean> ADMISSION_ADAPTIVE = bool("SAGA_ADMISSION_ADAPTIVE", true, API,
             "find the in-flight limit of order submissions at run time from the product's own time per order"
                     + " (the priority limits become ceilings; ADR 0021)");
-    public static final Setting<Duration> ADMISSION_QUEUE = millis("SAGA_ADMISSION_QUEUE_MS", 50, 0, 60_000, API,
+    public static final Setting<Duration> ADMISSION_QUEUE = millis("SAGA_ADMISSION_QUEUE_MS", 150, 0, 60_000, API,
             "longest a submission waits for an in-flight slot before 503 (less when its deadline is nearer)");
     public static final Setting<Integer> PENDING_CAP = integer("SAGA_PENDING_CAP", 10_000, 0, 10_000_000, "orders",
             API, "most orders pending confirmation before new ones get 503");

@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionControl implements ApiServer.Admission {
     private static final Logger log = LoggerFactory.getLogger(AdmissionControl.class);
     private static final double SERVICE_WEIGHT = 0.05;
+    private static final Duration OVERFLOWING = Duration.ofMillis(200);
 
     private final PriorityShedder shedder;
     private final LongSupplier pendingCount;
@@ -159,12 +160,13 @@ public final class AdmissionControl implements ApiServer.Admission {
 
     /**
      * Saturated: as many requests of {@code priority} wait for a slot as its limit lets use the
-     * product at once, so a newcomer would wait its whole queue budget and be refused anyway. The
-     * refusal that follows is counted here, as any other.
+     * product at once, and waiting requests were refused in the last {@code OVERFLOWING} (the queue
+     * overflows; a burst it can absorb is let in), so a newcomer would wait its whole queue budget
+     * and be refused anyway. The refusal that follows is counted here, as any other.
      */
     @Override
     public java.util.OptionalInt saturated(Priority priority) {
-        if (shedder.waiting() < Math.max(2, shedder.limit(priority))) {
+        if (shedder.waiting() < Math.max(2, shedder.limit(priority)) || !shedder.queueOverflowedWithin(OVERFLOWING)) {
             return java.util.OptionalInt.empty();
         }
         shedder.countShed(priority);

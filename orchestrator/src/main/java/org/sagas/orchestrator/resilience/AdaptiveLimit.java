@@ -46,11 +46,11 @@ public final class AdaptiveLimit {
             Duration horizon, Duration lagLimit) {
 
         /**
-         * The defaults: floor 4, initial 10, windows of 250 ms, tolerance 2, slack 40 ms, a 30 s
+         * The defaults: floor 4, initial 20, windows of 250 ms, tolerance 2, slack 40 ms, a 30 s
          * horizon, a scheduling lag of 10 ms at most.
          */
         public static Config defaults(int ceiling) {
-            return new Config(Math.min(4, ceiling), ceiling, Math.min(10, ceiling), Duration.ofMillis(250), 2.0,
+            return new Config(Math.min(4, ceiling), ceiling, Math.min(20, ceiling), Duration.ofMillis(250), 2.0,
                     Duration.ofMillis(40), Duration.ofSeconds(30), Duration.ofMillis(10));
         }
 

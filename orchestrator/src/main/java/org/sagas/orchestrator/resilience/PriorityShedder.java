@@ -45,6 +45,7 @@ public final class PriorityShedder implements RemoteTime.Watcher {
     private final Map<Priority, Condition> turns = new EnumMap<>(Priority.class);
     private final Map<Priority, Integer> waiting = new EnumMap<>(Priority.class);
     private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile long lastQueueTimeout = System.nanoTime() - Long.MAX_VALUE / 2;
     /** Admitted requests inside a remote call now: waiting on a participant, not using the product. */
     private final AtomicInteger remote = new AtomicInteger();
 
@@ -117,6 +118,9 @@ public final class PriorityShedder implements RemoteTime.Watcher {
                     waiting.merge(priority, -1, Integer::sum);
                 }
                 if (!mayEnter(priority)) {
+                    if (maxWait.toNanos() > 0) {
+                        lastQueueTimeout = System.nanoTime();
+                    }
                     signalNext();
                     countShed(priority);
                     return Optional.empty();
@@ -221,6 +225,14 @@ public final class PriorityShedder implements RemoteTime.Watcher {
     /** Returns the number of requests currently admitted and not yet closed. */
     public int inFlight() {
         return inFlight.get();
+    }
+
+    /**
+     * Whether a request that waited for a slot was refused within {@code window}: the queue is
+     * overflowing, not just absorbing a burst.
+     */
+    public boolean queueOverflowedWithin(Duration window) {
+        return System.nanoTime() - lastQueueTimeout < window.toNanos();
     }
 
     /** Returns the requests waiting for a slot now. */
