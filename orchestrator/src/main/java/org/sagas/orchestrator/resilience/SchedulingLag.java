@@ -10,7 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * well under a millisecond, on one whose cores are all taken it is the time runnable threads wait
  * for a core — the queue every request of the product waits in too, before any of its code runs,
  * even the code that would refuse it. Admission reads it as the product's own slowness (see
- * {@link AdaptiveLimit}). One daemon thread, {@code 1 / period} wake-ups a second; thread-safe.
+ * {@link AdaptiveLimit}). One daemon thread, {@code 1 / period} wake-ups a second while it is
+ * read; unread for a second (no requests, so no window to judge), it wakes four times a second
+ * only, so an idle product does not pay for it. Thread-safe.
  */
 public final class SchedulingLag implements AutoCloseable {
     private final long periodNanos;
@@ -18,6 +20,9 @@ public final class SchedulingLag implements AutoCloseable {
     private final AtomicLong samples = new AtomicLong();
     private final Thread probe;
     private volatile boolean running = true;
+    private volatile long lastRead = System.nanoTime();
+    private static final long IDLE_AFTER_NANOS = 1_000_000_000L;
+    private static final long IDLE_PERIOD_NANOS = 250_000_000L;
 
     private SchedulingLag(Duration period) {
         this.periodNanos = period.toNanos();
@@ -34,6 +39,10 @@ public final class SchedulingLag implements AutoCloseable {
 
     private void run() {
         while (running) {
+            if (System.nanoTime() - lastRead > IDLE_AFTER_NANOS) {
+                LockSupport.parkNanos(IDLE_PERIOD_NANOS);
+                continue;
+            }
             long start = System.nanoTime();
             LockSupport.parkNanos(periodNanos);
             long late = System.nanoTime() - start - periodNanos;
@@ -44,6 +53,7 @@ public final class SchedulingLag implements AutoCloseable {
 
     /** The average lateness since the last call, in nanoseconds (0 without a sample); resets it. */
     public long takeAverageNanos() {
+        lastRead = System.nanoTime();
         long n = samples.getAndSet(0);
         long sum = sumNanos.getAndSet(0);
         return n == 0 ? 0 : sum / n;
