@@ -224,6 +224,19 @@ final class BenchRig implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code count} fresh SKUs named {@code prefix-0…}, each given {@code available} stock at the
+     * sandbox inventory: one for a hot-SKU run, many for spread ones.
+     */
+    List<String> stockedSkus(String prefix, int count, long available) throws Exception {
+        List<String> skus = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            skus.add(prefix + "-" + i);
+            put(inventoryUrl + "/stock/" + skus.get(i), "{\"available\":" + available + "}");
+        }
+        return skus;
+    }
+
     /** The product's process id (its threads' CPU: {@link org.sagas.app.bench.ThreadCpu}). */
     long productPid() {
         return product.handle().pid();

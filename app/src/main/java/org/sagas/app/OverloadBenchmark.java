@@ -67,11 +67,8 @@ final class OverloadBenchmark {
             rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":40,\"errorRate\":0.0,\"down\":false}");
             String run = UUID.randomUUID().toString().substring(0, 8);
             for (String layout : List.of("hot-sku", "spread-skus")) {
-                List<String> skus = new ArrayList<>();
-                for (int i = 0; i < (layout.equals("hot-sku") ? 1 : SPREAD); i++) {
-                    skus.add("OVERLOAD-" + run + "-" + layout + "-" + i);
-                    rig.put(rig.inventoryUrl() + "/stock/" + skus.get(i), "{\"available\":100000000}");
-                }
+                List<String> skus = rig.stockedSkus("OVERLOAD-" + run + "-" + layout,
+                        layout.equals("hot-sku") ? 1 : SPREAD, 100_000_000);
                 runs.add(sweep(rig, layout, skus, run));
                 rig.stopProduct();
             }

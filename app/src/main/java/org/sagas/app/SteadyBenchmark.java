@@ -64,12 +64,8 @@ final class SteadyBenchmark {
             rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":40,\"errorRate\":0.0,\"down\":false}");
             String run = UUID.randomUUID().toString().substring(0, 8);
             for (String layout : List.of("hot-sku", "spread-skus")) {
-                List<String> skus = new ArrayList<>();
-                int count = layout.equals("hot-sku") ? 1 : SPREAD;
-                for (int i = 0; i < count; i++) {
-                    skus.add("STEADY-" + run + "-" + layout + "-" + i);
-                    rig.put(rig.inventoryUrl() + "/stock/" + skus.get(i), "{\"available\":10000000}");
-                }
+                List<String> skus = rig.stockedSkus("STEADY-" + run + "-" + layout, layout.equals("hot-sku") ? 1 : SPREAD,
+                        10_000_000);
                 rows.add(scenario(rig, layout, skus));
                 rig.stopProduct();
             }

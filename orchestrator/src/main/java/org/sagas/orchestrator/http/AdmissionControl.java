@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
@@ -134,10 +135,10 @@ public final class AdmissionControl implements ApiServer.Admission {
         Permit held = permit.get();
         int using = shedder.usingProduct();
         long remoteBefore = RemoteTime.spentNanos();
-        AutoCloseable watched = RemoteTime.watch(shedder);
+        RemoteTime.Watch watched = RemoteTime.watch(shedder);
         return () -> {
             long end = System.nanoTime();
-            close(watched);
+            watched.close();
             held.close();
             long served = end - admitted;
             double before = serviceNanos;
@@ -150,13 +151,6 @@ public final class AdmissionControl implements ApiServer.Admission {
         };
     }
 
-    private static void close(AutoCloseable watched) {
-        try {
-            watched.close();
-        } catch (Exception e) {
-            throw new IllegalStateException(e); // never: the handle only forgets the watcher
-        }
-    }
 
     /**
      * Saturated: as many requests of {@code priority} wait for a slot as its limit lets use the
@@ -165,13 +159,14 @@ public final class AdmissionControl implements ApiServer.Admission {
      * and be refused anyway. The refusal that follows is counted here, as any other.
      */
     @Override
-    public java.util.OptionalInt saturated(Priority priority) {
-        if (shedder.waiting() < Math.max(2, shedder.limit(priority)) || !shedder.queueOverflowedWithin(OVERFLOWING)) {
-            return java.util.OptionalInt.empty();
+    public OptionalInt saturated(Priority priority) {
+        // Asked of every submission: the volatile read first, the waiters' count (a lock) only under overload.
+        if (!shedder.queueOverflowedWithin(OVERFLOWING) || shedder.waiting() < Math.max(2, shedder.limit(priority))) {
+            return OptionalInt.empty();
         }
         shedder.countShed(priority);
         refused[Refusal.OVERLOADED.ordinal()].increment();
-        return java.util.OptionalInt.of(retryAfterSeconds());
+        return OptionalInt.of(retryAfterSeconds());
     }
 
     /**

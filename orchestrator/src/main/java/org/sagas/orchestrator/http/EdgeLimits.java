@@ -2,9 +2,12 @@ package org.sagas.orchestrator.http;
 
 import io.javalin.config.JavalinConfig;
 import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -90,12 +93,11 @@ public record EdgeLimits(Duration idleTimeout, long minBytesPerSecond, Duration 
 
     /** A gate that reads each body before the application, within these limits (see {@link BodyGate}). */
     void gateBodies(JavalinConfig config, Consumer<String> refused) {
-        gateBodies(config, refused, request -> java.util.OptionalInt.empty());
+        gateBodies(config, refused, request -> OptionalInt.empty());
     }
 
     /** The same, refusing at once what {@code early} says to (see {@link BodyGate}). */
-    void gateBodies(JavalinConfig config, Consumer<String> refused,
-            java.util.function.Function<org.eclipse.jetty.server.Request, java.util.OptionalInt> early) {
+    void gateBodies(JavalinConfig config, Consumer<String> refused, Function<Request, OptionalInt> early) {
         config.jetty.modifyServer(server -> server.setHandler(new BodyGate(this, refused, early)));
     }
 }

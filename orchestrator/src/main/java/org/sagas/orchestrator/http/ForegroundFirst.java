@@ -1,16 +1,19 @@
 package org.sagas.orchestrator.http;
 
+import io.javalin.http.Context;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.sagas.orchestrator.resilience.Priority;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,18 +63,18 @@ public final class ForegroundFirst {
     public ApiServer.Admission around(ApiServer.Admission admission) {
         return new ApiServer.Admission() {
             @Override
-            public Ticket admit(io.javalin.http.Context ctx, Request request) {
+            public Ticket admit(Context ctx, Request request) {
                 return counted(admission, ctx, request);
             }
 
             @Override
-            public java.util.OptionalInt saturated(org.sagas.orchestrator.resilience.Priority priority) {
+            public OptionalInt saturated(Priority priority) {
                 return admission.saturated(priority);
             }
         };
     }
 
-    private ApiServer.Admission.Ticket counted(ApiServer.Admission admission, io.javalin.http.Context ctx,
+    private ApiServer.Admission.Ticket counted(ApiServer.Admission admission, Context ctx,
             ApiServer.Admission.Request request) {
         ApiServer.Admission.Ticket ticket = admission.admit(ctx, request);
         if (ticket == null) {

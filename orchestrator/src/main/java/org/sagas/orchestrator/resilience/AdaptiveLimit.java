@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.OptionalInt;
+import java.util.function.LongSupplier;
 
 /**
  * A concurrency limit found at run time from how long the product itself takes to serve a request
@@ -84,7 +85,7 @@ public final class AdaptiveLimit {
     private final long windowNanos;
     private final long horizonNanos;
     private final long slackNanos;
-    private final java.util.function.LongSupplier lag;
+    private final LongSupplier lag;
     private final long lagLimitNanos;
     private long lastLag;
     private double limit;
@@ -103,7 +104,7 @@ public final class AdaptiveLimit {
     }
 
     /** @param lag the average scheduling lag since the last call, in nanoseconds ({@link SchedulingLag#takeAverageNanos}) */
-    public AdaptiveLimit(Config config, java.util.function.LongSupplier lag) {
+    public AdaptiveLimit(Config config, LongSupplier lag) {
         this.config = config;
         this.lag = lag;
         this.lagLimitNanos = config.lagLimit().toNanos();

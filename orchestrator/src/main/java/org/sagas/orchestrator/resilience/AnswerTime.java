@@ -1,5 +1,7 @@
 package org.sagas.orchestrator.resilience;
 
+import java.time.Duration;
+
 /**
  * A dependency's usual answer time, a moving average of its answered attempts, and whether an
  * attempt that timed out was given a fair chance: its own attempt timeout, or at least {@value
@@ -21,7 +23,7 @@ final class AnswerTime {
         averageNanos = before < 0 ? nanos : before + WEIGHT * (nanos - before);
     }
 
-    boolean wasFair(java.time.Duration allowed, java.time.Duration ownTimeout) {
+    boolean wasFair(Duration allowed, Duration ownTimeout) {
         if (allowed.compareTo(ownTimeout) >= 0) {
             return true;
         }

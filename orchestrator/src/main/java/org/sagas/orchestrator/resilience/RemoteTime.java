@@ -30,11 +30,17 @@ public final class RemoteTime {
         return SPENT.get().nanos;
     }
 
+    /** Ends a {@link #watch}; closing twice is harmless. */
+    public interface Watch extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /**
      * Tells {@code watcher} of this thread's remote calls until the returned handle is closed (a
      * request's admission, for as long as it is admitted).
      */
-    public static AutoCloseable watch(Watcher watcher) {
+    public static Watch watch(Watcher watcher) {
         Spent spent = SPENT.get();
         spent.watcher = watcher;
         return () -> spent.watcher = null;
