@@ -48,7 +48,7 @@ final class AdminRole implements AutoCloseable {
             tokens = AdminTokens.operator(AdminTokenFile.ensure(tokenDir));
             tokenFile = tokenDir.resolve(AdminTokenFile.NAME);
         }
-        KafkaDeadLetterTopics kafka = new KafkaDeadLetterTopics(s.kafkaBootstrap());
+        KafkaDeadLetterTopics kafka = new KafkaDeadLetterTopics(s.kafka());
         try {
             AdminServer server = AdminServer.start(new AdminServer.Config(admin.host(), admin.port(), tokens,
                     admin.readOnly(), admin.participantTimeout(), Duration.ofSeconds(2), Duration.ofSeconds(15)),

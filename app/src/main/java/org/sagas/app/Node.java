@@ -88,10 +88,9 @@ final class Node implements AutoCloseable {
         gauges.recordTerminals(engine, registry);
         this.incidents = new IncidentGauges(engine, registry).start(Duration.ofSeconds(1));
         engine.onIncident((id, cause) -> incidents.refresh());
-        this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap(),
+        this.admin = settings.kafkaBootstrap().isEmpty() ? null : Admin.create(settings.kafka().config(Map.of(
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000));
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000)));
         this.readiness = new ReadinessProbe(this::checkReadiness, Duration.ofSeconds(1), Duration.ofSeconds(10))
                 .start();
     }
@@ -174,9 +173,13 @@ final class Node implements AutoCloseable {
      * defaults, records kept {@link Topics#RETENTION_MS}: less than the inbox keeps message ids).
      */
     void ensureTopics() {
-        if (admin == null) {
-            return;
+        if (admin != null) {
+            ensureTopics(admin, settings.kafkaBootstrap());
         }
+    }
+
+    /** As {@link #ensureTopics()}, through {@code admin} (e.g. a super user's, setting up a secured cluster). */
+    static void ensureTopics(Admin admin, String where) {
         try {
             var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
@@ -187,11 +190,11 @@ final class Node implements AutoCloseable {
             }
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new ConfigurationError("cannot create topics on Kafka at " + settings.kafkaBootstrap() + ": "
+                throw new ConfigurationError("cannot create topics on Kafka at " + where + ": "
                         + e.getCause().getMessage(), e);
             }
         } catch (TimeoutException e) {
-            throw new ConfigurationError("Kafka at " + settings.kafkaBootstrap() + " does not answer", e);
+            throw new ConfigurationError("Kafka at " + where + " does not answer", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConfigurationError("interrupted while creating topics", e);

@@ -185,8 +185,11 @@ final class Product implements AutoCloseable {
             components.start(Component.of("payment-sandbox", paymentSandbox));
         }
         if (roles.contains("relay")) {
-            OutboxRelay relay = OutboxRelay.builder().dataSource(node.dataSource).bootstrapServers(s.kafkaBootstrap())
-                    .meterRegistry(node.registry).instanceId("relay-" + UUID.randomUUID()).build();
+            OutboxRelay.Builder builder = OutboxRelay.builder().dataSource(node.dataSource)
+                    .bootstrapServers(s.kafkaBootstrap()).meterRegistry(node.registry)
+                    .instanceId("relay-" + UUID.randomUUID());
+            s.kafka().config().forEach(builder::producerProperty); // signs in as the relay's user, if any
+            OutboxRelay relay = builder.build();
             relay.start();
             node.relayWakeUp(relay::wakeUp);
             components.start(Component.of("outbox-relay", relay));
@@ -197,7 +200,7 @@ final class Product implements AutoCloseable {
             // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
             PaymentWorker.ReplySink replies = roles.contains("saga-worker") ? PaymentWorker.toEngine(node.engine, node.tracing)
                     : PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
-            components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafkaBootstrap(),
+            components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafka(),
                     PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
                     command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
                             command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
@@ -212,7 +215,7 @@ final class Product implements AutoCloseable {
                     .tracing(node.tracing).start()));
         }
         if (roles.contains("saga-worker")) {
-            components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafkaBootstrap(),
+            components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafka(),
                     SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
                     foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
                     .tracing(node.tracing).start()));

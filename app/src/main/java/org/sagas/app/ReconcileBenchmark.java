@@ -89,7 +89,7 @@ final class ReconcileBenchmark {
             int orders = events / RECORDS_PER_ORDER;
             out.printf("reconcile: %d events (%d orders, %d with a discrepancy), grace %d ms%n", orders
                     * RECORDS_PER_ORDER, orders, (orders + 99) / 100, GRACE.toMillis());
-            try (ReconcilerStreams streams = new ReconcilerStreams(config, ReconcilerStreams.properties(bootstrap, app,
+            try (ReconcilerStreams streams = new ReconcilerStreams(config, ReconcilerStreams.properties(s.kafka(), app,
                     stateDir, 0)).start()) {
                 awaitRunning(streams);
                 AtomicBoolean reading = new AtomicBoolean(true);

@@ -40,20 +40,20 @@ final class ReconcilerRole implements AutoCloseable {
         try {
             Settings s = node.settings;
             role.started.start(Component.of("ledger-puller", new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create(s.paymentUrl()),
-                    LedgerPuller.Feed.RESERVATIONS, URI.create(s.inventoryUrl())), node.dataSource, s.kafkaBootstrap(),
+                    LedgerPuller.Feed.RESERVATIONS, URI.create(s.inventoryUrl())), node.dataSource, s.kafka(),
                     rs.pullInterval(), node.registry).start()));
             Path stateDir = rs.stateDir();
             if (stateDir == null) {
                 stateDir = Files.createTempDirectory("sagas-reconciler-");
                 role.temporaryState = stateDir;
             }
-            role.started.start(Component.of("reconciler-streams", new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(s.kafkaBootstrap(),
+            role.started.start(Component.of("reconciler-streams", new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(s.kafka(),
                     ReconcilerStreams.APPLICATION_ID, stateDir, rs.standbys())).start()));
             OrderStore orders = new OrderStore(node.jdbi);
-            role.started.start(Component.of("finding-sink", new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafkaBootstrap(),
+            role.started.start(Component.of("finding-sink", new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafka(),
                     node.relayWakeUp(), node.registry).start()));
             role.started.start(Component.of("repair-worker", new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
-                    s.inventoryUrl())), s.kafkaBootstrap(), node.registry).start()));
+                    s.inventoryUrl())), s.kafka(), node.registry).start()));
             role.started.start(Component.of("finding-gauges", new FindingGauges(node.jdbi, node.registry).start(Duration.ofSeconds(5))));
             return role;
         } catch (IOException e) {

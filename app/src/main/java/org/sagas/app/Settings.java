@@ -12,6 +12,7 @@ import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.config.Setting;
 import org.sagas.orchestrator.config.SettingsTable;
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import org.sagas.orchestrator.resilience.ResilienceSettings;
 
 import static org.sagas.orchestrator.config.Setting.integer;
@@ -46,6 +47,12 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             "file holding the PostgreSQL password, e.g. a Docker secret; its line end is dropped; not with SAGA_DB_PASSWORD");
     static final Setting<String> KAFKA_BOOTSTRAP = text("SAGA_KAFKA_BOOTSTRAP", "", ALL,
             "bootstrap servers of an external Kafka; unset = embedded broker");
+    static final Setting<String> KAFKA_USER = text("SAGA_KAFKA_USER", "", ALL,
+            "SASL/SCRAM user this process signs in to Kafka as (its role's user, docs/security.md); unset = no sign-in");
+    static final Setting<String> KAFKA_PASSWORD = text("SAGA_KAFKA_PASSWORD", "", ALL,
+            "password of SAGA_KAFKA_USER");
+    static final Setting<String> KAFKA_PASSWORD_FILE = text("SAGA_KAFKA_PASSWORD_FILE", "", ALL,
+            "file holding the password of SAGA_KAFKA_USER, e.g. a Docker secret; not with SAGA_KAFKA_PASSWORD");
     static final Setting<String> HTTP_HOST = text("SAGA_HTTP_HOST", "127.0.0.1", ALL,
             "address the HTTP servers bind to (--host)");
     static final Setting<Integer> HTTP_PORT = integer("SAGA_HTTP_PORT", 8080, 0, 65_535, "port", ALL,
@@ -76,7 +83,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
-            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
+            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
             PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
@@ -134,6 +141,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             throw new ConfigurationError("SAGA_DB_URL must start with jdbc:postgresql:// (got " + dbUrl + ")");
         }
         String dbPassword = SecretFile.resolve(raw, DB_PASSWORD.name());
+        String kafkaPassword = SecretFile.resolve(raw, KAFKA_PASSWORD.name());
+        if (!app.get(KAFKA_USER).isEmpty() && kafkaPassword.isEmpty()) {
+            throw new ConfigurationError("SAGA_KAFKA_USER is set without SAGA_KAFKA_PASSWORD or SAGA_KAFKA_PASSWORD_FILE");
+        }
         return new Settings(dbUrl, app.get(DB_USER), dbPassword, app.get(KAFKA_BOOTSTRAP), host,
                 app.get(HTTP_PORT), inventoryPort, paymentPort, inventoryUrl, paymentUrl,
                 dataDir.isEmpty() ? null : Path.of(dataDir), app.get(DB_POOL_SIZE), app.get(CONSUMER_THREADS),
@@ -168,6 +179,13 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     public boolean embeddedKafka() {
         return kafkaBootstrap.isEmpty();
+    }
+
+    /** Who this process is to Kafka: plaintext, or signed in as SAGA_KAFKA_USER. */
+    public KafkaConnection kafka() {
+        String user = raw.getOrDefault(KAFKA_USER.name(), "");
+        return user.isEmpty() ? KafkaConnection.plaintext(kafkaBootstrap)
+                : KafkaConnection.scram(kafkaBootstrap, user, raw.get(KAFKA_PASSWORD.name()));
     }
 
     /** The same settings pointing at concrete infrastructure. */

@@ -45,30 +45,43 @@ final class TestProduct implements AutoCloseable {
     /** One product per JVM: its consumers own the fixed topic names, so two would steal each other's records. */
     static synchronized TestProduct shared(TestInfra infra) {
         if (shared == null) {
-            Map<String, String> env = new HashMap<>();
-            env.put("SAGA_DB_URL", infra.jdbcUrl());
-            env.put("SAGA_DB_USER", infra.user());
-            env.put("SAGA_DB_PASSWORD", infra.password());
-            env.put("SAGA_KAFKA_BOOTSTRAP", infra.bootstrapServers());
-            env.put("SAGA_HTTP_PORT", "0");
-            env.put("SAGA_INVENTORY_PORT", "0");
-            env.put("SAGA_PAYMENT_PORT", "0");
-            env.put("SAGA_PAYMENT_STEP_TIMEOUT_MS", "8000");
-            env.put("SAGA_CONSUMER_THREADS", "2");
-            // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
-            env.put("SAGA_INVENTORY_TIMEOUT_MS", "3000");
-            // Functional tests send many orders for one customer at once: quotas have tests of their own.
-            env.put("SAGA_CLIENT_RATE", "0");
-            env.put("SAGA_PRIORITY_CUSTOMERS", "c-high,c-low");
-            env.put("SAGA_ADMIN_PORT", "0");
-            env.put("SAGA_ADMIN_TOKEN", OPERATOR_TOKEN);
-            env.put("SAGA_ADMIN_TOKENS_FILE", tokensFile().toString());
-            // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
-            env.put("SAGA_WARM_UP_ORDERS", "20");
-            shared = new TestProduct(env);
+            shared = new TestProduct(environment(infra));
             Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.close()));
         }
         return shared;
+    }
+
+    /**
+     * A product of its own with {@code env} (start from {@link #environment}); only on a broker of
+     * its own, since two products on one broker steal each other's records. The caller closes it.
+     */
+    static TestProduct alone(Map<String, String> env) {
+        return new TestProduct(new HashMap<>(env));
+    }
+
+    /** The tests' settings on {@code infra}'s database and broker. */
+    static Map<String, String> environment(TestInfra infra) {
+        Map<String, String> env = new HashMap<>();
+        env.put("SAGA_DB_URL", infra.jdbcUrl());
+        env.put("SAGA_DB_USER", infra.user());
+        env.put("SAGA_DB_PASSWORD", infra.password());
+        env.put("SAGA_KAFKA_BOOTSTRAP", infra.bootstrapServers());
+        env.put("SAGA_HTTP_PORT", "0");
+        env.put("SAGA_INVENTORY_PORT", "0");
+        env.put("SAGA_PAYMENT_PORT", "0");
+        env.put("SAGA_PAYMENT_STEP_TIMEOUT_MS", "8000");
+        env.put("SAGA_CONSUMER_THREADS", "2");
+        // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
+        env.put("SAGA_INVENTORY_TIMEOUT_MS", "3000");
+        // Functional tests send many orders for one customer at once: quotas have tests of their own.
+        env.put("SAGA_CLIENT_RATE", "0");
+        env.put("SAGA_PRIORITY_CUSTOMERS", "c-high,c-low");
+        env.put("SAGA_ADMIN_PORT", "0");
+        env.put("SAGA_ADMIN_TOKEN", OPERATOR_TOKEN);
+        env.put("SAGA_ADMIN_TOKENS_FILE", tokensFile().toString());
+        // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
+        env.put("SAGA_WARM_UP_ORDERS", "20");
+        return env;
     }
 
     /** The shared product if one was started in this JVM, else null. */

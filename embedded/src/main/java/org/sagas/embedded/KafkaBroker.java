@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
 public final class KafkaBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaBroker.class);
     private static final String CLUSTER_ID = "c2FnYXMtZW1iZWRkZWQtMQ";
+    private static final String SCRAM = "SCRAM-SHA-512";
     /** Orderly shutdown (ParentWatch's own bound is shorter), then SIGKILL. */
     private static final List<Step> END_LEFTOVER = List.of(new Step(Signal.TERM, Duration.ofSeconds(45)),
             new Step(Signal.KILL, Duration.ofSeconds(15)));
@@ -49,6 +50,8 @@ public final class KafkaBroker implements AutoCloseable {
     private final Path dataDirectory;
     private final int port;
     private final int controllerPort;
+    /** The SASL/SCRAM super user's password; null: PLAINTEXT, anyone who reaches the port. */
+    private String superPassword;
     private Process process;
     private OwnerLock owner;
 
@@ -56,6 +59,34 @@ public final class KafkaBroker implements AutoCloseable {
         this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
         this.port = port == 0 ? FreePorts.find() : port;
         this.controllerPort = FreePorts.find();
+    }
+
+    /**
+     * Makes this broker, from its next start, authenticate every client with SASL/SCRAM-SHA-512 and
+     * authorize them by ACLs (none granted: only {@link #SUPER_USER} may do anything until someone
+     * grants more). The super user is created when the storage is formatted, so call this before
+     * the first start of a data directory. Its controller listener takes only the super user.
+     */
+    public KafkaBroker secured(String superUserPassword) {
+        if (superUserPassword == null || superUserPassword.length() < 16
+                || superUserPassword.chars().anyMatch(c -> "\"\\,[]=".indexOf(c) >= 0)) {
+            throw new IllegalArgumentException("the super user's password needs 16 characters or more, without \" \\ , [ ] =");
+        }
+        this.superPassword = superUserPassword;
+        return this;
+    }
+
+    /** The user that may do anything on a {@link #secured} broker. */
+    public static final String SUPER_USER = "sagas-admin";
+
+    /** Client settings that sign in as {@link #SUPER_USER} (empty on a PLAINTEXT broker). */
+    public Map<String, Object> superUserConfig() {
+        if (superPassword == null) {
+            return Map.of();
+        }
+        return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", SCRAM,
+                "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                        + SUPER_USER + "\" password=\"" + superPassword + "\";");
     }
 
     public String bootstrapServers() {
@@ -201,11 +232,15 @@ public final class KafkaBroker implements AutoCloseable {
         p.setProperty("process.roles", "broker,controller");
         p.setProperty("node.id", "1");
         p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+        if (superPassword == null) {
+            p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+            p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+        } else {
+            secure(p);
+        }
         p.setProperty("log.dirs", dataDirectory.resolve("logs").toString());
         p.setProperty("num.partitions", "4");
         p.setProperty("offsets.topic.replication.factor", "1");
@@ -224,9 +259,38 @@ public final class KafkaBroker implements AutoCloseable {
         return file;
     }
 
+    /**
+     * Clients on SASL_PLAINTEXT with SCRAM (credentials in the cluster metadata, managed with the
+     * admin API); the controller listener with PLAIN and only the super user, since SCRAM
+     * credentials live in the metadata the controller serves. ACLs by KRaft's StandardAuthorizer.
+     */
+    private void secure(Properties p) {
+        String scramLogin = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                + SUPER_USER + "\" password=\"" + superPassword + "\";";
+        String plainLogin = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+                + SUPER_USER + "\" password=\"" + superPassword + "\" user_" + SUPER_USER + "=\"" + superPassword + "\";";
+        p.setProperty("listeners", "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.setProperty("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
+        p.setProperty("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+        p.setProperty("inter.broker.listener.name", "SASL_PLAINTEXT");
+        p.setProperty("sasl.mechanism.inter.broker.protocol", SCRAM);
+        p.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
+        p.setProperty("listener.name.sasl_plaintext.sasl.enabled.mechanisms", SCRAM);
+        p.setProperty("listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config", scramLogin);
+        p.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        p.setProperty("listener.name.controller.plain.sasl.jaas.config", plainLogin);
+        p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        p.setProperty("super.users", "User:" + SUPER_USER);
+        p.setProperty("allow.everyone.if.no.acl.found", "false");
+    }
+
     private void format(Path config) throws IOException {
-        Process format = javaProcess("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", config.toString(),
-                "--ignore-formatted").start();
+        List<String> args = new ArrayList<>(List.of("format", "-t", CLUSTER_ID, "-c", config.toString(),
+                "--ignore-formatted"));
+        if (superPassword != null) {
+            args.addAll(List.of("--add-scram", SCRAM + "=[name=" + SUPER_USER + ",password=" + superPassword + "]"));
+        }
+        Process format = javaProcess("kafka.tools.StorageTool", args.toArray(String[]::new)).start();
         try {
             if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
                 format.destroyForcibly();
@@ -316,11 +380,13 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     private Admin admin() {
-        return Admin.create(Map.of(
+        Map<String, Object> config = new java.util.HashMap<>(superUserConfig());
+        config.putAll(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
                 AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500));
+        return Admin.create(config);
     }
 
     private static void pause(long millis) {

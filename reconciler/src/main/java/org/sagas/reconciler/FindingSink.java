@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -50,13 +51,13 @@ public final class FindingSink implements AutoCloseable {
     /**
      * @param orderStatus the order's status now (from the orders table), empty when there is no such order
      */
-    public FindingSink(Jdbi jdbi, Function<String, Optional<OrderStatus>> orderStatus, String bootstrapServers,
+    public FindingSink(Jdbi jdbi, Function<String, Optional<OrderStatus>> orderStatus, KafkaConnection kafka,
             Runnable afterOutboxWrite, MeterRegistry registry) {
         this.jdbi = jdbi;
         this.orderStatus = orderStatus;
         this.afterOutboxWrite = afterOutboxWrite;
         this.registry = registry;
-        this.loop = new ConsumerLoop(bootstrapServers, CONSUMER, Topics.RECONCILIATION_FINDINGS, this::handle,
+        this.loop = new ConsumerLoop(kafka, CONSUMER, Topics.RECONCILIATION_FINDINGS, this::handle,
                 ConsumerLoop.BatchGate.NONE, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE,
                 Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
     }

@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -80,15 +81,15 @@ public final class LedgerPuller implements AutoCloseable {
     /**
      * @param sources each feed's service base URL (e.g. the payment provider for {@link Feed#CHARGES})
      */
-    public LedgerPuller(Map<Feed, URI> sources, DataSource dataSource, String bootstrapServers, Duration period,
+    public LedgerPuller(Map<Feed, URI> sources, DataSource dataSource, KafkaConnection kafka, Duration period,
             MeterRegistry registry) {
         this.sources = Map.copyOf(sources);
         this.dataSource = dataSource;
         this.period = period;
         this.registry = registry;
-        this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        this.producer = new KafkaProducer<>(kafka.config(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new ByteArraySerializer());
+                ProducerConfig.LINGER_MS_CONFIG, 5)), new StringSerializer(), new ByteArraySerializer());
     }
 
     public LedgerPuller start() {

@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -32,10 +33,10 @@ public final class ReconcilerStreams implements AutoCloseable {
     }
 
     /** The Streams settings of an instance; {@code stateDir} must be its own (one per instance). */
-    public static Properties properties(String bootstrapServers, String applicationId, Path stateDir, int standbys) {
+    public static Properties properties(KafkaConnection kafka, String applicationId, Path stateDir, int standbys) {
         Properties p = new Properties();
+        p.putAll(kafka.config());
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         // Each commit ends a Kafka transaction (markers on every partition written, an offsets
         // commit, a changelog flush). Exactly-once's default of one every 100 ms made the reconciler

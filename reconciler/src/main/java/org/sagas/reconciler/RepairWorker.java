@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -39,12 +40,12 @@ public final class RepairWorker implements AutoCloseable {
     private final MeterRegistry registry;
     private final ConsumerLoop loop;
 
-    public RepairWorker(PaymentProvider payments, InventoryPort inventory, String bootstrapServers,
+    public RepairWorker(PaymentProvider payments, InventoryPort inventory, KafkaConnection kafka,
             MeterRegistry registry) {
         this.payments = payments;
         this.inventory = inventory;
         this.registry = registry;
-        this.loop = new ConsumerLoop(bootstrapServers, CONSUMER, Topics.RECONCILIATION_REPAIRS, this::handle,
+        this.loop = new ConsumerLoop(kafka, CONSUMER, Topics.RECONCILIATION_REPAIRS, this::handle,
                 ConsumerLoop.BatchGate.NONE, registry);
     }
 

@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -52,7 +53,7 @@ class FailoverIT {
         String app = "failover-" + UUID.randomUUID().toString().substring(0, 8);
         ReconcilerStreams a = instance(bootstrap, app);
         ReconcilerStreams b = instance(bootstrap, app);
-        FindingSink sink = new FindingSink(jdbi, orderId -> Optional.empty(), bootstrap, () -> {},
+        FindingSink sink = new FindingSink(jdbi, orderId -> Optional.empty(), KafkaConnection.plaintext(bootstrap), () -> {},
                 new SimpleMeterRegistry()).start();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
@@ -97,7 +98,7 @@ class FailoverIT {
 
     private static ReconcilerStreams instance(String bootstrap, String app) throws Exception {
         Path dir = Files.createTempDirectory(Path.of("target"), "failover-state-");
-        return new ReconcilerStreams(FAST, ReconcilerStreams.properties(bootstrap, app, dir.toAbsolutePath(), 1))
+        return new ReconcilerStreams(FAST, ReconcilerStreams.properties(KafkaConnection.plaintext(bootstrap), app, dir.toAbsolutePath(), 1))
                 .start();
     }
 

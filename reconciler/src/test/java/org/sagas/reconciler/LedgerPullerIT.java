@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -94,7 +95,7 @@ class LedgerPullerIT {
     private static LedgerPuller puller() {
         return new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create("http://127.0.0.1:" + payments.port()),
                 LedgerPuller.Feed.RESERVATIONS, URI.create("http://127.0.0.1:" + inventory.port())), dataSource,
-                bootstrap, Duration.ofMillis(100), new SimpleMeterRegistry());
+                KafkaConnection.plaintext(bootstrap), Duration.ofMillis(100), new SimpleMeterRegistry());
     }
 
     private static String position(String feed) {

@@ -29,6 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import org.sagas.orchestrator.messaging.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,9 +118,9 @@ public final class ConsumerLoop implements AutoCloseable {
     }
 
     /** As the full constructor, retrying a failing record for {@link #DEFAULT_RETRY_FOR}, telling no one. */
-    public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
+    public ConsumerLoop(KafkaConnection kafka, String group, String topic, BatchHandler handler,
             BatchGate beforeEachBatch, MeterRegistry registry) {
-        this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, DEFAULT_RETRY_FOR,
+        this(kafka, group, topic, handler, beforeEachBatch, registry, DEFAULT_RETRY_FOR,
                 DeadLetterListener.NONE);
     }
 
@@ -130,16 +131,16 @@ public final class ConsumerLoop implements AutoCloseable {
      * @param retryFor how long a record whose handling keeps failing is tried again before it is
      *     dead-lettered
      */
-    public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
+    public ConsumerLoop(KafkaConnection kafka, String group, String topic, BatchHandler handler,
             BatchGate beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter) {
-        this(bootstrapServers, group, topic, handler, beforeEachBatch, registry, retryFor, onDeadLetter, Map.of());
+        this(kafka, group, topic, handler, beforeEachBatch, registry, retryFor, onDeadLetter, Map.of());
     }
 
     /**
      * As above, with consumer properties on top of the loop's own (e.g. {@code isolation.level}
      * {@code read_committed} for a topic written in Kafka transactions).
      */
-    public ConsumerLoop(String bootstrapServers, String group, String topic, BatchHandler handler,
+    public ConsumerLoop(KafkaConnection kafka, String group, String topic, BatchHandler handler,
             BatchGate beforeEachBatch, MeterRegistry registry, Duration retryFor, DeadLetterListener onDeadLetter,
             Map<String, Object> consumerOverrides) {
         this.topic = topic;
@@ -156,7 +157,7 @@ public final class ConsumerLoop implements AutoCloseable {
                 .tag("consumer", Integer.toString(INSTANCES.incrementAndGet()))
                 .description("Records set aside after a failure, waiting to be tried again").register(registry);
         Properties c = new Properties();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        c.putAll(kafka.config());
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -169,8 +170,8 @@ public final class ConsumerLoop implements AutoCloseable {
         c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
         c.putAll(consumerOverrides);
         this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
-        this.deadLetters = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
+        this.deadLetters = new KafkaProducer<>(kafka.config(Map.of(
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
                 new StringSerializer(), new ByteArraySerializer());
         this.thread = new Thread(this::run, "consumer-" + topic);
         this.thread.setDaemon(true);

@@ -30,6 +30,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.sagas.orchestrator.admin.KafkaDeadLetters;
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import org.sagas.orchestrator.messaging.Topics;
 
 /**
@@ -43,19 +44,19 @@ public final class KafkaDeadLetterTopics implements KafkaDeadLetters, AutoClosea
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int MAX_VALUE_CHARS = 4_000;
 
-    private final String bootstrap;
+    private final KafkaConnection kafka;
     private final Admin admin;
     private final KafkaProducer<String, byte[]> producer;
 
-    public KafkaDeadLetterTopics(String bootstrapServers) {
-        this.bootstrap = bootstrapServers;
-        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+    public KafkaDeadLetterTopics(KafkaConnection kafka) {
+        this.kafka = kafka;
+        this.admin = Admin.create(kafka.config(Map.of(
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WAIT.toMillis(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) WAIT.toMillis()));
-        this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) WAIT.toMillis())));
+        this.producer = new KafkaProducer<>(kafka.config(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) WAIT.toMillis() * 3,
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WAIT.toMillis()),
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WAIT.toMillis())),
                 new StringSerializer(), new ByteArraySerializer());
     }
 
@@ -185,7 +186,7 @@ public final class KafkaDeadLetterTopics implements KafkaDeadLetters, AutoClosea
 
     private KafkaConsumer<String, byte[]> consumer() {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putAll(kafka.config());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);

@@ -1,5 +1,6 @@
 package org.sagas.adapters.messaging;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import java.util.ArrayList;
@@ -32,19 +33,19 @@ public final class SagaReplyConsumer implements AutoCloseable {
     private Tracing tracing = Tracing.off();
 
     /** @param beforeEachBatch see {@link ConsumerLoop} */
-    public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
+    public SagaReplyConsumer(SagaEngine engine, KafkaConnection kafka, String group, String topic, int threads,
             ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
-        this(engine, bootstrapServers, group, topic, threads, beforeEachBatch, registry,
+        this(engine, kafka, group, topic, threads, beforeEachBatch, registry,
                 ConsumerLoop.DEFAULT_RETRY_FOR);
     }
 
     /** @param retryFor how long a reply whose handling fails is retried before it is dead-lettered */
-    public SagaReplyConsumer(SagaEngine engine, String bootstrapServers, String group, String topic, int threads,
+    public SagaReplyConsumer(SagaEngine engine, KafkaConnection kafka, String group, String topic, int threads,
             ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
             java.time.Duration retryFor) {
         this.engine = engine;
         this.loops = java.util.stream.IntStream.range(0, threads)
-                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, topic, this::handle, beforeEachBatch,
+                .mapToObj(i -> new ConsumerLoop(kafka, group, topic, this::handle, beforeEachBatch,
                         registry, retryFor, this::deadLettering)).toList();
     }
 

@@ -1,5 +1,6 @@
 package org.sagas.adapters.payment;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -94,11 +95,11 @@ public final class PaymentWorker implements AutoCloseable {
      * @param chargingThreads provider calls of a batch made side by side: the provider bulkhead's permits
      * @param beforeEachBatch see {@link ConsumerLoop}
      */
-    public PaymentWorker(Jdbi jdbi, String bootstrapServers, String group, int threads, int chargingThreads,
+    public PaymentWorker(Jdbi jdbi, KafkaConnection kafka, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge,
             Function<RefundPayment, PaymentProvider.Charge> refund, Runnable afterOutboxWrite,
             ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry) {
-        this(outbox(jdbi, afterOutboxWrite), bootstrapServers, group, threads, chargingThreads, charge, refund,
+        this(outbox(jdbi, afterOutboxWrite), kafka, group, threads, chargingThreads, charge, refund,
                 beforeEachBatch, registry, ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
     }
 
@@ -109,7 +110,7 @@ public final class PaymentWorker implements AutoCloseable {
      * @param onDeadLetter told about each command before it is dead-lettered (the product makes it
      *     the COMMAND_DEAD_LETTERED incident of its order)
      */
-    public PaymentWorker(ReplySink replies, String bootstrapServers, String group, int threads, int chargingThreads,
+    public PaymentWorker(ReplySink replies, KafkaConnection kafka, String group, int threads, int chargingThreads,
             Function<ChargePayment, PaymentProvider.Charge> charge,
             Function<RefundPayment, PaymentProvider.Charge> refund,
             ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
@@ -119,7 +120,7 @@ public final class PaymentWorker implements AutoCloseable {
         this.charge = charge;
         this.refund = refund;
         this.loops = java.util.stream.IntStream.range(0, threads)
-                .mapToObj(i -> new ConsumerLoop(bootstrapServers, group, Topics.PAYMENTS_COMMANDS, this::handle,
+                .mapToObj(i -> new ConsumerLoop(kafka, group, Topics.PAYMENTS_COMMANDS, this::handle,
                         beforeEachBatch, registry, retryFor, onDeadLetter))
                 .toList();
     }

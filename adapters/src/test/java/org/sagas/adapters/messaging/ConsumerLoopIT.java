@@ -1,5 +1,6 @@
 package org.sagas.adapters.messaging;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -74,7 +75,7 @@ class ConsumerLoopIT {
         };
 
         // When the loop consumes them
-        try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), "loop-" + UUID.randomUUID(), topic,
+        try (ConsumerLoop loop = new ConsumerLoop(KafkaConnection.plaintext(infra.bootstrapServers()), "loop-" + UUID.randomUUID(), topic,
                 handler, oldest -> yields.incrementAndGet(), new SimpleMeterRegistry()).start()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == RECORDS - 1);
 
@@ -140,7 +141,7 @@ class ConsumerLoopIT {
         long started = System.nanoTime();
 
         // When the loop consumes them, retrying a failing record for 3 s
-        try (ConsumerLoop loop = new ConsumerLoop(infra.bootstrapServers(), group, topic, handler, ConsumerLoop.BatchGate.NONE,
+        try (ConsumerLoop loop = new ConsumerLoop(KafkaConnection.plaintext(infra.bootstrapServers()), group, topic, handler, ConsumerLoop.BatchGate.NONE,
                 new SimpleMeterRegistry(), retryFor, (record, reason) -> toldAbout.add(record.key() + ": " + reason))
                 .start()) {
             // Then the 200 others take effect while the poison is still being retried

@@ -1,5 +1,6 @@
 package org.sagas.adapters.payment;
 
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -106,7 +107,7 @@ class PaymentWorkerTest {
         ConsumerRecord<String, byte[]> orphan = command("orphan:charge");
         ConsumerRecord<String, byte[]> known = command("known:charge");
         worker = new PaymentWorker((out, traceOf) -> out.stream().filter(r -> r.key().equals(orphan.key())).toList(),
-                "127.0.0.1:9", "unit", 1, 4, command -> PaymentProvider.Charge.CAPTURED,
+                KafkaConnection.plaintext("127.0.0.1:9"), "unit", 1, 4, command -> PaymentProvider.Charge.CAPTURED,
                 refund -> PaymentProvider.Charge.REFUNDED, ConsumerLoop.BatchGate.NONE, new SimpleMeterRegistry(),
                 ConsumerLoop.DEFAULT_RETRY_FOR, ConsumerLoop.DeadLetterListener.NONE);
 
@@ -125,7 +126,7 @@ class PaymentWorkerTest {
 
     private static PaymentWorker worker(Function<ChargePayment, PaymentProvider.Charge> charge) {
         // Consumers are built but never started: no broker, and with nothing to record no database.
-        return new PaymentWorker(null, "127.0.0.1:9", "unit", 1, 4, charge,
+        return new PaymentWorker(null, KafkaConnection.plaintext("127.0.0.1:9"), "unit", 1, 4, charge,
                 refund -> PaymentProvider.Charge.REFUNDED, () -> { }, ConsumerLoop.BatchGate.NONE, new SimpleMeterRegistry());
     }
 

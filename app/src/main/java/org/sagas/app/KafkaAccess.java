@@ -1,0 +1,171 @@
+package org.sagas.app;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.sagas.adapters.messaging.SagaReplyConsumer;
+import org.sagas.adapters.payment.PaymentWorker;
+import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.reconciler.FindingSink;
+import org.sagas.reconciler.ReconcilerStreams;
+import org.sagas.reconciler.RepairWorker;
+
+/**
+ * Who may do what on an authenticating Kafka cluster: one SCRAM user per role, and the ACLs that
+ * role needs and no more (docs/security.md, ADR 0022). Every product message is published by the
+ * relay from the outbox, so only the relay writes the command and reply topics; the payment
+ * worker's replies reach Kafka that way. Consumers read their topic and write its dead-letter twin.
+ * The operator API (in the {@code api} role) reads dead letters and may redrive them, except
+ * payment replies: nobody but the relay writes {@code payments.events}.
+ */
+enum KafkaAccess {
+    API("api") {
+        @Override
+        List<AclBinding> grants(String principal) {
+            List<AclBinding> acl = new ArrayList<>();
+            for (String topic : Topics.all()) {
+                if (Topics.isDeadLetter(topic)) {
+                    acl.add(topic(principal, topic, AclOperation.READ));
+                    String source = topic.substring(0, topic.length() - ".dlt".length());
+                    if (!source.equals(Topics.PAYMENTS_EVENTS)) {
+                        acl.add(topic(principal, source, AclOperation.WRITE));
+                    }
+                }
+            }
+            return acl;
+        }
+    },
+    SAGA_WORKER("saga-worker") {
+        @Override
+        List<AclBinding> grants(String principal) {
+            return consumer(principal, Topics.PAYMENTS_EVENTS, SagaReplyConsumer.CONSUMER);
+        }
+    },
+    RELAY("relay") {
+        @Override
+        List<AclBinding> grants(String principal) {
+            return List.of(Topics.PAYMENTS_COMMANDS, Topics.PAYMENTS_EVENTS, Topics.ORDERS_EVENTS,
+                    Topics.NOTIFICATIONS, Topics.RECONCILIATION_REPAIRS).stream()
+                    .map(t -> topic(principal, t, AclOperation.WRITE)).toList();
+        }
+    },
+    PAYMENT_WORKER("payment-worker") {
+        @Override
+        List<AclBinding> grants(String principal) {
+            return consumer(principal, Topics.PAYMENTS_COMMANDS, PaymentWorker.CONSUMER);
+        }
+    },
+    RECONCILER("reconciler") {
+        @Override
+        List<AclBinding> grants(String principal) {
+            List<AclBinding> acl = new ArrayList<>();
+            acl.addAll(consumer(principal, Topics.RECONCILIATION_FINDINGS, FindingSink.CONSUMER));
+            acl.addAll(consumer(principal, Topics.RECONCILIATION_REPAIRS, RepairWorker.CONSUMER));
+            for (String input : List.of(Topics.ORDERS_EVENTS, Topics.PAYMENTS_COMMANDS, Topics.PAYMENTS_EVENTS,
+                    Topics.LEDGER_CHARGES, Topics.LEDGER_RESERVATIONS)) {
+                acl.add(topic(principal, input, AclOperation.READ));
+            }
+            for (String output : List.of(Topics.LEDGER_CHARGES, Topics.LEDGER_RESERVATIONS,
+                    Topics.RECONCILIATION_FINDINGS)) {
+                acl.add(topic(principal, output, AclOperation.WRITE));
+            }
+            // Kafka Streams: its group, its internal topics and its transactions, all named by its application id.
+            String app = ReconcilerStreams.APPLICATION_ID;
+            acl.add(allow(principal, new ResourcePattern(ResourceType.GROUP, app, PatternType.LITERAL), AclOperation.READ));
+            acl.add(allow(principal, new ResourcePattern(ResourceType.TOPIC, app, PatternType.PREFIXED), AclOperation.ALL));
+            acl.add(allow(principal, new ResourcePattern(ResourceType.TRANSACTIONAL_ID, app, PatternType.PREFIXED),
+                    AclOperation.ALL));
+            return acl;
+        }
+    };
+
+    private final String role;
+
+    KafkaAccess(String role) {
+        this.role = role;
+    }
+
+    /** The role's name as {@code ./sagas <role>} spells it. */
+    String role() {
+        return role;
+    }
+
+    /** The role's SCRAM user. */
+    String user() {
+        return "sagas-" + role;
+    }
+
+    /** What the role's user may do beyond describing the product's topics, which every role may. */
+    abstract List<AclBinding> grants(String principal);
+
+    /** Every ACL of a user that acts in {@code roles} (one process may run several). */
+    static List<AclBinding> acls(String user, Collection<KafkaAccess> roles) {
+        String principal = "User:" + user;
+        List<AclBinding> acl = new ArrayList<>();
+        for (String topic : Topics.all()) {
+            acl.add(topic(principal, topic, AclOperation.DESCRIBE));
+        }
+        roles.forEach(access -> acl.addAll(access.grants(principal)));
+        return acl;
+    }
+
+    /** The access of a role by its name. */
+    static KafkaAccess of(String role) {
+        return valueOf(role.toUpperCase(Locale.ROOT).replace('-', '_'));
+    }
+
+    /**
+     * Creates or updates the SCRAM user {@code user} with {@code password} and grants it the ACLs of
+     * {@code roles}, through an admin client signed in as a super user; doing it again changes nothing.
+     */
+    static void grant(Admin admin, String user, String password, Collection<KafkaAccess> roles) {
+        try {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), password)))
+                    .all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(acls(user, roles)).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new ConfigurationError("cannot set up Kafka user " + user + ": " + e.getCause().getMessage(), e);
+        } catch (TimeoutException e) {
+            throw new ConfigurationError("Kafka did not answer while setting up user " + user, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConfigurationError("interrupted while setting up Kafka user " + user, e);
+        }
+    }
+
+    static Set<KafkaAccess> all() {
+        return EnumSet.allOf(KafkaAccess.class);
+    }
+
+    private static List<AclBinding> consumer(String principal, String topic, String group) {
+        return List.of(topic(principal, topic, AclOperation.READ),
+                allow(principal, new ResourcePattern(ResourceType.GROUP, group, PatternType.LITERAL), AclOperation.READ),
+                topic(principal, Topics.deadLetter(topic), AclOperation.WRITE));
+    }
+
+    private static AclBinding topic(String principal, String topic, AclOperation operation) {
+        return allow(principal, new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL), operation);
+    }
+
+    private static AclBinding allow(String principal, ResourcePattern resource, AclOperation operation) {
+        return new AclBinding(resource, new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW));
+    }
+}
