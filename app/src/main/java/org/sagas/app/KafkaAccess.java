@@ -1,10 +1,14 @@
 package org.sagas.app;
 
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -149,6 +153,34 @@ enum KafkaAccess {
             Thread.currentThread().interrupt();
             throw new ConfigurationError("interrupted while setting up Kafka user " + user, e);
         }
+    }
+
+    /**
+     * {@code ./sagas kafka-access}: signed in as a super user (SAGA_KAFKA_USER), creates the
+     * product's topics and each role's user with the password in its file under
+     * SAGA_KAFKA_ROLE_CREDENTIALS_DIR, and grants it its ACLs. Run before the roles start; running it
+     * again changes nothing (or updates passwords and adds missing grants).
+     */
+    static int setUp(Settings settings, PrintStream out) {
+        String dir = settings.raw().getOrDefault(Settings.KAFKA_ROLE_CREDENTIALS.name(), "");
+        if (settings.embeddedKafka() || !settings.kafka().authenticated() || dir.isEmpty()) {
+            throw new ConfigurationError("kafka-access needs SAGA_KAFKA_BOOTSTRAP, a super user in SAGA_KAFKA_USER"
+                    + " (and its password) and SAGA_KAFKA_ROLE_CREDENTIALS_DIR");
+        }
+        try (Admin admin = Admin.create(settings.kafka().config(Map.of("request.timeout.ms", 10_000,
+                "default.api.timeout.ms", 30_000)))) {
+            Node.ensureTopics(admin, settings.kafkaBootstrap());
+            for (KafkaAccess role : all()) {
+                Path file = Path.of(dir, role.role());
+                if (!Files.isRegularFile(file)) {
+                    throw new ConfigurationError("no password file for role " + role.role() + " at " + file);
+                }
+                String password = SecretFile.read("SAGA_KAFKA_ROLE_CREDENTIALS_DIR", file.toString());
+                grant(admin, role.user(), password, Set.of(role));
+                out.printf("%-16s user %-22s %d ACLs%n", role.role(), role.user(), acls(role.user(), Set.of(role)).size());
+            }
+        }
+        return 0;
     }
 
     static Set<KafkaAccess> all() {

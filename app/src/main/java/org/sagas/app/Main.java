@@ -81,6 +81,8 @@ public final class Main {
                 case "settings":
                     out.print(Settings.reference());
                     return 0;
+                case "kafka-access":
+                    return KafkaAccess.setUp(settings, out);
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
                 case "fuzz":
@@ -127,6 +129,8 @@ public final class Main {
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
         out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
+        out.println("  kafka-access        on a Kafka that authenticates: create the topics, each role's user and");
+        out.println("                      its ACLs (SAGA_KAFKA_USER a super user, SAGA_KAFKA_ROLE_CREDENTIALS_DIR)");
         out.println("  bench throughput    orders/s to CONFIRMED and CPU, transactions, rows, WAL per order;");
         out.println("                      product, sandbox and client each in a process of its own, cold start");
         out.println("                      [--orders N] [--concurrency N] [--duration S] [--warm-up]");

@@ -41,7 +41,8 @@ final class SecretFile {
         return secret;
     }
 
-    private static String read(String variable, String file) {
+    /** The secret in {@code file} (named by {@code variable} in errors), its line end dropped. */
+    static String read(String variable, String file) {
         try {
             Path path = Path.of(file);
             if (Files.size(path) > MAX_BYTES) {

@@ -53,6 +53,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             "password of SAGA_KAFKA_USER");
     static final Setting<String> KAFKA_PASSWORD_FILE = text("SAGA_KAFKA_PASSWORD_FILE", "", ALL,
             "file holding the password of SAGA_KAFKA_USER, e.g. a Docker secret; not with SAGA_KAFKA_PASSWORD");
+    static final Setting<String> KAFKA_ROLE_CREDENTIALS = text("SAGA_KAFKA_ROLE_CREDENTIALS_DIR", "",
+            Set.of("kafka-access"), "directory with one file per role (api, saga-worker, relay, payment-worker,"
+                    + " reconciler) holding the password of its Kafka user sagas-<role>; ./sagas kafka-access reads it");
     static final Setting<String> HTTP_HOST = text("SAGA_HTTP_HOST", "127.0.0.1", ALL,
             "address the HTTP servers bind to (--host)");
     static final Setting<Integer> HTTP_PORT = integer("SAGA_HTTP_PORT", 8080, 0, 65_535, "port", ALL,
@@ -83,7 +86,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
-            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
+            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
+            KAFKA_ROLE_CREDENTIALS, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
             PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */

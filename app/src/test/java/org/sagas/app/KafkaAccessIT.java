@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -45,15 +49,26 @@ class KafkaAccessIT {
     private static final Map<String, String> passwords = new HashMap<>();
 
     @BeforeAll
-    static void securedBroker() {
+    static void securedBroker() throws IOException {
         dir = ScratchDirectory.create("sagas-kafka-acl-");
         broker = new KafkaBroker(dir.path(), 0).secured(SUPER_PASSWORD).start();
+        // As an operator sets a cluster up: ./sagas kafka-access, signed in as the super user
+        Path roles = dir.path().resolve("role-passwords");
+        Files.createDirectories(roles);
+        for (KafkaAccess role : KafkaAccess.all()) {
+            passwords.put(role.user(), UUID.randomUUID().toString());
+            Files.writeString(roles.resolve(role.role()), passwords.get(role.user()) + "\n");
+        }
+        Map<String, String> env = Map.of("SAGA_KAFKA_BOOTSTRAP", broker.bootstrapServers(),
+                "SAGA_KAFKA_USER", KafkaBroker.SUPER_USER, "SAGA_KAFKA_PASSWORD", SUPER_PASSWORD,
+                "SAGA_KAFKA_ROLE_CREDENTIALS_DIR", roles.toString());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(KafkaAccess.setUp(Settings.from(env::get, Map.of()), new PrintStream(out))).isZero();
+        assertThat(out.toString()).contains("sagas-relay");
+        // ... and a user for this test's one process that runs every role
         try (Admin admin = Admin.create(superUser())) {
-            Node.ensureTopics(admin, broker.bootstrapServers());
-            grant(admin, "sagas-product", KafkaAccess.all());
-            for (KafkaAccess role : KafkaAccess.all()) {
-                grant(admin, role.user(), Set.of(role));
-            }
+            passwords.put("sagas-product", UUID.randomUUID().toString());
+            KafkaAccess.grant(admin, "sagas-product", passwords.get("sagas-product"), KafkaAccess.all());
         }
     }
 
@@ -141,12 +156,6 @@ class KafkaAccessIT {
 
     private static Map<String, Object> signedIn(KafkaAccess role) {
         return KafkaConnection.scram(broker.bootstrapServers(), role.user(), passwords.get(role.user())).config();
-    }
-
-    private static void grant(Admin admin, String user, Set<KafkaAccess> roles) {
-        String password = UUID.randomUUID().toString();
-        passwords.put(user, password);
-        KafkaAccess.grant(admin, user, password, roles);
     }
 
     private static Map<String, Object> superUser() {
