@@ -129,19 +129,9 @@ final class Node implements AutoCloseable {
 
     /** As {@link #open(Settings, String)}, tracing with {@code tracing}. */
     static Node open(Settings settings, String applicationName, Tracing tracing) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(settings.dbUrl());
-        config.addDataSourceProperty("ApplicationName", applicationName);
-        config.setUsername(settings.dbUser());
-        // None at all (not an empty one) when unset: the server's own rule or the URL's password applies.
-        config.setPassword(settings.dbPassword().isEmpty() ? null : settings.dbPassword());
-        config.setMaximumPoolSize(settings.dbPoolSize());
-        config.setConnectionTimeout(Math.min(10_000, Math.max(250, settings.dbWait().toMillis())));
-        config.setInitializationFailTimeout(settings.dbWait().toMillis());
-        config.setPoolName("sagas");
         HikariDataSource ds;
         try {
-            ds = new HikariDataSource(config);
+            ds = new HikariDataSource(poolConfig(settings, applicationName));
         } catch (HikariPool.PoolInitializationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new ConfigurationError("cannot reach PostgreSQL at " + settings.dbUrl() + ": "
@@ -154,6 +144,26 @@ final class Node implements AutoCloseable {
             throw new ConfigurationError("schema migration failed on " + settings.dbUrl() + ": " + e.getMessage(), e);
         }
         return new Node(settings, ds, tracing);
+    }
+
+    /** The product's connection pool: its size, and an end to every wait on PostgreSQL. */
+    static HikariConfig poolConfig(Settings settings, String applicationName) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(settings.dbUrl());
+        config.addDataSourceProperty("ApplicationName", applicationName);
+        // Every wait has an end: connecting, a statement (cancelled by the server) and a server
+        // that stops answering without a reset (the socket read gives up a little later).
+        config.addDataSourceProperty("connectTimeout", "5"); // driver properties are text: a number would be ignored
+        config.addDataSourceProperty("socketTimeout", Long.toString(Math.max(1, settings.dbSocketTimeout().toSeconds())));
+        config.addDataSourceProperty("options", "-c statement_timeout=" + settings.dbStatementTimeout().toMillis());
+        config.setUsername(settings.dbUser());
+        // None at all (not an empty one) when unset: the server's own rule or the URL's password applies.
+        config.setPassword(settings.dbPassword().isEmpty() ? null : settings.dbPassword());
+        config.setMaximumPoolSize(settings.dbPoolSize());
+        config.setConnectionTimeout(Math.min(10_000, Math.max(250, settings.dbWait().toMillis())));
+        config.setInitializationFailTimeout(settings.dbWait().toMillis());
+        config.setPoolName("sagas");
+        return config;
     }
 
     HttpPaymentClient paymentClient() {

@@ -18,6 +18,7 @@ import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
+import org.sagas.orchestrator.http.RequestBudget;
 import org.sagas.orchestrator.http.ClientAccess;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.OrchestratorSettings;
@@ -258,7 +259,8 @@ final class Product implements AutoCloseable {
                     URI.create(s.inventoryUrl())), s.warmUpOrders(), s.warmUpMax(),
                     Math.max(1, Math.min(4, s.dbPoolSize() - 2)), node.registry);
             api = ApiServer.start(s.host(), s.apiPort(), orders, store, warmUp.readiness(node::readiness),
-                    node.registry, admission, node.clock, s.requestBudgetMillis(), this::componentRoutes,
+                    node.registry, admission, node.clock, new RequestBudget(s.requestBudgetMillis(),
+                            Math.max(s.requestBudgetMillis(), o.get(OrchestratorSettings.MAX_BUDGET))), this::componentRoutes,
                     protection.limits(), access, protection.quotas());
             components.start(Component.of("api", api));
             // Ready only once the order path is warm (ADR 0016); its HTTP server is touched too.

@@ -75,6 +75,12 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     static final Setting<Duration> DB_WAIT = millis("SAGA_DB_WAIT_MS", 15_000, 1, 600_000, ALL,
             "how long a process waits for PostgreSQL to accept connections at start (e.g. started beside it)"
                     + " before it exits with one line saying why");
+    static final Setting<Duration> DB_STATEMENT_TIMEOUT = millis("SAGA_DB_STATEMENT_TIMEOUT_MS", 30_000, 100, 3_600_000,
+            ALL, "PostgreSQL cancels a statement of the product's pool after this (statement_timeout); migrations"
+                    + " have none");
+    static final Setting<Duration> DB_SOCKET_TIMEOUT = millis("SAGA_DB_SOCKET_TIMEOUT_MS", 60_000, 1_000, 3_600_000,
+            ALL, "a connection whose PostgreSQL sends nothing for this long while a statement runs is dropped"
+                    + " (a server that stopped answering without a reset); above the statement timeout");
     static final Setting<Integer> CONSUMER_THREADS = integer("SAGA_CONSUMER_THREADS", 4, 1, 64, "consumers",
             CONSUMERS, "Kafka consumers per consuming role");
     static final Setting<String> LOG_LEVEL = text("SAGA_LOG_LEVEL", "INFO", ALL, "root log level (logback)");
@@ -88,7 +94,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
             DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
             KAFKA_ROLE_CREDENTIALS, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
-            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
+            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, DB_STATEMENT_TIMEOUT, DB_SOCKET_TIMEOUT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
@@ -166,6 +172,18 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** How long a process waits for PostgreSQL at start. */
     public Duration dbWait() {
         return TABLE.read(raw::get).get(DB_WAIT);
+    }
+
+    /** The pool's statement timeout. */
+    public Duration dbStatementTimeout() {
+        return TABLE.read(raw::get).get(DB_STATEMENT_TIMEOUT);
+    }
+
+    /** The pool's socket timeout, never below the statement timeout plus a second. */
+    public Duration dbSocketTimeout() {
+        Duration socket = TABLE.read(raw::get).get(DB_SOCKET_TIMEOUT);
+        Duration floor = dbStatementTimeout().plusSeconds(1);
+        return socket.compareTo(floor) < 0 ? floor : socket;
     }
 
     public int warmUpOrders() {

@@ -24,6 +24,8 @@ public final class Migrations {
         MigrateResult result = Flyway.configure()
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")
+                // A migration may rewrite a big table: the product pool's statement timeout is not for it.
+                .initSql("SET statement_timeout = 0")
                 .load()
                 .migrate();
         log.info("schema at version {} ({} migrations applied now)", result.targetSchemaVersion,

@@ -49,6 +49,8 @@ public final class OrchestratorSettings {
             API, "most orders pending confirmation before new ones get 503");
     public static final Setting<Integer> REQUEST_BUDGET = integer("SAGA_REQUEST_BUDGET_MS", 500, 1, 600_000, "ms",
             API, "POST /orders budget when the client sends no X-Deadline");
+    public static final Setting<Integer> MAX_BUDGET = integer("SAGA_MAX_REQUEST_BUDGET_MS", 10_000, 1, 600_000, "ms",
+            API, "longest POST /orders budget whatever X-Deadline asks: a deadline further out is brought in");
     public static final Setting<Integer> ANSWER_RESERVE = integer("SAGA_ANSWER_RESERVE_MS", 100, 0, 600_000, "ms",
             API, "end of a POST /orders budget kept for storing the answer: inventory gets the rest (ADR 0004)");
     public static final Setting<Integer> FOREGROUND_BUSY_AT = integer("SAGA_FOREGROUND_BUSY_AT", 8, 1, 100_000,
@@ -95,7 +97,7 @@ public final class OrchestratorSettings {
     /** The table, in the order the reference lists it. */
     public static final SettingsTable TABLE = SettingsTable.of("Saga engine, degraded mode and admission", List.of(
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
-            INVENTORY_LAYERS, SHEDDING, ADMISSION_ADAPTIVE, ADMISSION_QUEUE, PENDING_CAP, REQUEST_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
+            INVENTORY_LAYERS, SHEDDING, ADMISSION_ADAPTIVE, ADMISSION_QUEUE, PENDING_CAP, REQUEST_BUDGET, MAX_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
             FOREGROUND_MAX_WAIT, FOREGROUND_CPU_PERCENT, PAYMENT_CALL_BUDGET, RESUME_TICK, RESUME_STEP_BUDGET,
             RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
             CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));

@@ -7,9 +7,11 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -44,12 +46,16 @@ final class ParticipantSnapshots implements AutoCloseable {
             return size() > REMEMBERED;
         }
     };
-    /** Bounded; a call waiting for a thread counts against its timeout like one waiting for an answer. */
-    private final ExecutorService calls = Executors.newFixedThreadPool(8, r -> {
-        Thread t = new Thread(r, "admin-participant-view");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * Eight threads and a queue of 32: a call waiting for a thread counts against its timeout like
+     * one waiting for an answer, and beyond the queue a view is shown stale at once ("busy").
+     */
+    private final ExecutorService calls = new ThreadPoolExecutor(8, 8, 0, TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(32), r -> {
+                Thread t = new Thread(r, "admin-participant-view");
+                t.setDaemon(true);
+                return t;
+            });
 
     ParticipantSnapshots(ParticipantViews views, Duration timeout, Clock clock) {
         this.views = views;
@@ -70,9 +76,14 @@ final class ParticipantSnapshots implements AutoCloseable {
     private CompletableFuture<Snapshot> ask(String participant, UUID orderId,
             BiFunction<UUID, Duration, JsonNode> call) {
         String key = participant + ":" + orderId;
-        return CompletableFuture.supplyAsync(() -> call.apply(orderId, timeout), calls)
-                // The port has the timeout too; this bounds a port that ignores it.
-                .orTimeout(timeout.toMillis() + 250, TimeUnit.MILLISECONDS)
+        CompletableFuture<JsonNode> answer;
+        try {
+            answer = CompletableFuture.supplyAsync(() -> call.apply(orderId, timeout), calls);
+        } catch (RejectedExecutionException e) {
+            answer = CompletableFuture.failedFuture(new IllegalStateException("busy: too many views asked at once"));
+        }
+        // The port has the timeout too; this bounds a port that ignores it.
+        return answer.orTimeout(timeout.toMillis() + 250, TimeUnit.MILLISECONDS)
                 .handle((value, failure) -> {
                     if (failure == null) {
                         Snapshot fresh = new Snapshot(false, clock.instant(), null, value);

@@ -102,8 +102,8 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
             Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
-            Clock clock, long defaultBudgetMillis, java.util.function.Consumer<io.javalin.config.RoutesConfig> more) {
-        return start(host, port, orders, store, readiness, registry, admission, clock, defaultBudgetMillis, more,
+            Clock clock, RequestBudget budget, java.util.function.Consumer<io.javalin.config.RoutesConfig> more) {
+        return start(host, port, orders, store, readiness, registry, admission, clock, budget, more,
                 EdgeLimits.defaults(), ClientAccess.open(Set.of()), ClientQuotas.unlimited());
     }
 
@@ -113,10 +113,10 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(String host, int port, OrderService orders, OrderStore store,
             Supplier<Map<String, Boolean>> readiness, PrometheusMeterRegistry registry, Admission admission,
-            Clock clock, long defaultBudgetMillis, java.util.function.Consumer<io.javalin.config.RoutesConfig> more,
+            Clock clock, RequestBudget budget, java.util.function.Consumer<io.javalin.config.RoutesConfig> more,
             EdgeLimits limits, ClientAccess access, ClientQuotas quotas) {
         Consumer<String> refused = reason -> registry.counter(REFUSED, "reason", reason).increment();
-        Routes routes = new Routes(orders, store, readiness, admission, clock, defaultBudgetMillis, access, quotas);
+        Routes routes = new Routes(orders, store, readiness, admission, clock, budget, access, quotas);
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = limits.maxBodyBytes();
@@ -179,13 +179,13 @@ public final class ApiServer implements AutoCloseable {
         private final Supplier<Map<String, Boolean>> readiness;
         private final Admission admission;
         private final Clock clock;
-        private final long defaultBudgetMillis;
+        private final RequestBudget budget;
         private final ClientAccess access;
         private final ClientQuotas quotas;
 
         Routes(OrderService orders, OrderStore store, Supplier<Map<String, Boolean>> readiness, Admission admission,
-                Clock clock, long defaultBudgetMillis, ClientAccess access, ClientQuotas quotas) {
-            this.defaultBudgetMillis = defaultBudgetMillis;
+                Clock clock, RequestBudget budget, ClientAccess access, ClientQuotas quotas) {
+            this.budget = budget;
             this.access = access;
             this.quotas = quotas;
             this.orders = orders;
@@ -324,14 +324,14 @@ public final class ApiServer implements AutoCloseable {
 
         private long deadline(String header) {
             if (header == null || header.isBlank()) {
-                return clock.millis() + defaultBudgetMillis;
+                return clock.millis() + budget.defaultMillis();
             }
             try {
                 long value = Long.parseLong(header.trim());
                 if (value <= 0) {
                     throw new NumberFormatException();
                 }
-                return value;
+                return budget.deadline(clock.millis(), value);
             } catch (NumberFormatException e) {
                 throw new InvalidRequest("X-Deadline", "must be an absolute time in epoch milliseconds");
             }
