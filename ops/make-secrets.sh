@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 umask 077
 mkdir -p secrets
 chmod 700 secrets
-for name in db_password grafana_admin_password; do
+for name in db_password grafana_admin_password sandbox_ledger_token; do
   if [ ! -s "secrets/$name" ]; then
     # 24 random bytes, base64: no quoting trouble in any client.
     head -c 24 /dev/urandom | base64 | tr -d '\n' > "secrets/$name"

@@ -82,7 +82,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
         return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, AdminSettings.TABLE,
-                ReconcilerSettings.TABLE, ResilienceSettings.inventoryTable(),
+                SandboxSettings.TABLE, ReconcilerSettings.TABLE, ResilienceSettings.inventoryTable(),
                 ResilienceSettings.paymentTable());
     }
 
@@ -176,6 +176,24 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
                 resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry,
                 foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, orchestrator, raw);
+    }
+
+    /**
+     * The same settings with {@code variable} (one of {@link #variables()}) set to {@code value}, as
+     * if the environment had said so: how {@code ./sagas up} hands what it made (a generated token)
+     * to every role in its process.
+     */
+    Settings with(String variable, String value) {
+        if (!raw.containsKey(variable)) {
+            throw new IllegalArgumentException("not a setting: " + variable);
+        }
+        Map<String, String> changed = new LinkedHashMap<>(raw);
+        changed.put(variable, value);
+        return new Settings(dbUrl, dbUser, dbPassword, kafkaBootstrap, host, apiPort, inventoryPort, paymentPort,
+                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
+                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers,
+                stepLease, parkRetry, foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, orchestrator,
+                java.util.Collections.unmodifiableMap(changed));
     }
 
     /** One line per setting, for {@code --help}, table by table. */

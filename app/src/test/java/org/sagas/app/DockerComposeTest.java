@@ -149,6 +149,22 @@ class DockerComposeTest {
     }
 
     @Test
+    void shouldRunTheSandboxWithoutControlsAndItsLedgersBehindTheToken() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String tokenFile = "/run/secrets/sandbox_ledger_token";
+
+        assertThat(map(map(services.get("sandbox")).get("environment")))
+                .containsEntry(SandboxSettings.CONTROLS.name(), "off")
+                .containsEntry(SandboxSettings.LEDGER_TOKEN_FILE.name(), tokenFile);
+        // Those that read the ledgers (the reconciler's puller, the console's order view) send it.
+        for (String reader : List.of("reconciler", "api")) {
+            assertThat(map(map(services.get(reader)).get("environment"))).as(reader)
+                    .containsEntry(SandboxSettings.LEDGER_TOKEN_FILE.name(), tokenFile);
+        }
+        assertThat(Files.readString(ROOT.resolve("ops/make-secrets.sh"))).contains("sandbox_ledger_token");
+    }
+
+    @Test
     void shouldPublishTheOperatorApiOnTheHostsLoopbackOnly() throws Exception {
         Map<String, Object> services = map(compose().get("services"));
         Map<String, Object> api = map(services.get("api"));
