@@ -297,7 +297,8 @@ final class Product implements AutoCloseable {
     }
 
     /**
-     * {@code GET /health/components}: each background component's state, failures and last error.
+     * {@code GET /health/components}: each background component's state, failures and the kind of its
+     * last failure ({@code FailureCause}): anonymous callers see no exception text, the log has it.
      * Not part of readiness: a failing reconciler is no reason to take the API out of rotation.
      */
     private void componentRoutes(io.javalin.config.RoutesConfig routes) {
