@@ -81,6 +81,13 @@ public final class Main {
                 case "settings":
                     out.print(Settings.reference());
                     return 0;
+                case "migrate":
+                    if (settings.embeddedDatabase()) {
+                        throw new ConfigurationError("migrate runs on an external PostgreSQL: set SAGA_DB_URL"
+                                + " (./sagas up migrates its embedded one itself)");
+                    }
+                    out.println("sagas: schema migrated (" + Node.migrateOnly(settings) + " migrations applied now)");
+                    return 0;
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
                 case "fuzz":
@@ -127,6 +134,8 @@ public final class Main {
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
         out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
+        out.println("  migrate             apply pending schema migrations on SAGA_DB_URL as its owner, then exit");
+        out.println("                      (for roles started with SAGA_DB_MIGRATE=off, docs/operations.md)");
         out.println("  bench throughput    orders/s to CONFIRMED and CPU, transactions, rows, WAL per order;");
         out.println("                      product, sandbox and client each in a process of its own, cold start");
         out.println("                      [--orders N] [--concurrency N] [--duration S] [--warm-up]");

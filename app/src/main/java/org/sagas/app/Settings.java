@@ -44,6 +44,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             "PostgreSQL password; unset = none (embedded PostgreSQL has its own)");
     static final Setting<String> DB_PASSWORD_FILE = text("SAGA_DB_PASSWORD_FILE", "", ALL,
             "file holding the PostgreSQL password, e.g. a Docker secret; its line end is dropped; not with SAGA_DB_PASSWORD");
+    static final Setting<Boolean> DB_MIGRATE = org.sagas.orchestrator.config.Setting.bool("SAGA_DB_MIGRATE", true,
+            ALL, "apply pending schema migrations at start; off: leave them to the schema's owner (./sagas migrate)"
+                    + " and refuse to start on a schema that is behind (a PostgreSQL role without DDL rights)");
     static final Setting<String> KAFKA_BOOTSTRAP = text("SAGA_KAFKA_BOOTSTRAP", "", ALL,
             "bootstrap servers of an external Kafka; unset = embedded broker");
     static final Setting<String> HTTP_HOST = text("SAGA_HTTP_HOST", "127.0.0.1", ALL,
@@ -76,7 +79,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
-            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
+            DB_PASSWORD, DB_PASSWORD_FILE, DB_MIGRATE, KAFKA_BOOTSTRAP, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
             PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
@@ -147,12 +150,17 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 o.get(OrchestratorSettings.FOREGROUND_CPU_PERCENT) / 100.0, o, Map.copyOf(raw));
     }
 
-    /** How many dry-run orders the API runs before it turns ready (ADR 0016). */
     /** How long a process waits for PostgreSQL at start. */
     public Duration dbWait() {
         return TABLE.read(raw::get).get(DB_WAIT);
     }
 
+    /** Whether this process applies pending migrations at start. */
+    public boolean migrate() {
+        return TABLE.read(raw::get).get(DB_MIGRATE);
+    }
+
+    /** How many dry-run orders the API runs before it turns ready (ADR 0016). */
     public int warmUpOrders() {
         return TABLE.read(raw::get).get(WARM_UP_ORDERS);
     }
