@@ -44,9 +44,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             "PostgreSQL password; unset = none (embedded PostgreSQL has its own)");
     static final Setting<String> DB_PASSWORD_FILE = text("SAGA_DB_PASSWORD_FILE", "", ALL,
             "file holding the PostgreSQL password, e.g. a Docker secret; its line end is dropped; not with SAGA_DB_PASSWORD");
-    static final Setting<Boolean> DB_MIGRATE = org.sagas.orchestrator.config.Setting.bool("SAGA_DB_MIGRATE", true,
-            ALL, "apply pending schema migrations at start; off: leave them to the schema's owner (./sagas migrate)"
-                    + " and refuse to start on a schema that is behind (a PostgreSQL role without DDL rights)");
+    static final Setting<String> DB_MIGRATE = org.sagas.orchestrator.config.Setting.choice("SAGA_DB_MIGRATE", "on",
+            List.of("on", "off"), ALL, "on: apply pending schema migrations at start; off: leave them to the schema's"
+                    + " owner (./sagas migrate) and refuse to start on a schema that is behind (a PostgreSQL role without"
+                    + " DDL rights)");
     static final Setting<String> KAFKA_BOOTSTRAP = text("SAGA_KAFKA_BOOTSTRAP", "", ALL,
             "bootstrap servers of an external Kafka; unset = embedded broker");
     static final Setting<String> HTTP_HOST = text("SAGA_HTTP_HOST", "127.0.0.1", ALL,
@@ -157,7 +158,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** Whether this process applies pending migrations at start. */
     public boolean migrate() {
-        return TABLE.read(raw::get).get(DB_MIGRATE);
+        return TABLE.read(raw::get).get(DB_MIGRATE).equals("on");
     }
 
     /** How many dry-run orders the API runs before it turns ready (ADR 0016). */

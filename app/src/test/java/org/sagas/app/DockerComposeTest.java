@@ -53,6 +53,15 @@ class DockerComposeTest {
         assertThat(set).isNotEmpty().filteredOn(variable -> !variable.startsWith("OTEL_"))
                 .allSatisfy(variable -> assertThat(Settings.variables()).contains(variable));
         assertThat(set).contains("SAGA_DB_URL", "SAGA_KAFKA_BOOTSTRAP", "SAGA_INVENTORY_URL", "SAGA_PAYMENT_URL");
+        // And each value is one its setting accepts (a boolean written "off" would stop the role at start).
+        for (String service : services.keySet()) {
+            Map<String, Object> env = map(map(services.get(service)).getOrDefault("environment", Map.of()));
+            for (org.sagas.orchestrator.config.SettingsTable table : Settings.tables()) {
+                org.assertj.core.api.Assertions.assertThatCode(() -> table.read(name -> env.containsKey(name)
+                        ? String.valueOf(env.get(name)) : null)).as("%s: %s", service, table.title())
+                        .doesNotThrowAnyException();
+            }
+        }
     }
 
     @Test
