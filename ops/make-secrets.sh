@@ -1,12 +1,16 @@
 #!/usr/bin/env sh
 # Creates the secret files docker-compose.yml mounts (Docker secrets), each a random password,
-# leaving existing ones alone: PostgreSQL keeps the password it was initialised with.
+# leaving existing ones alone: PostgreSQL keeps the passwords it was initialised with. One per
+# PostgreSQL role (ops/postgres/init-roles.sql): the superuser, the schema owner, each product
+# role and the sandbox; the Grafana admin; the sandbox ledgers' token.
 set -eu
 cd "$(dirname "$0")"
 umask 077
 mkdir -p secrets
 chmod 700 secrets
-for name in db_password grafana_admin_password; do
+for name in db_superuser_password db_owner_password db_api_password db_saga_worker_password \
+    db_relay_password db_payment_worker_password db_reconciler_password db_sandbox_password \
+    grafana_admin_password sandbox_ledger_token; do
   if [ ! -s "secrets/$name" ]; then
     # 24 random bytes, base64: no quoting trouble in any client.
     head -c 24 /dev/urandom | base64 | tr -d '\n' > "secrets/$name"

@@ -53,7 +53,8 @@ final class AdminRole implements AutoCloseable {
             AdminServer server = AdminServer.start(new AdminServer.Config(admin.host(), admin.port(), tokens,
                     admin.readOnly(), admin.participantTimeout(), Duration.ofSeconds(2), Duration.ofSeconds(15)),
                     new AdminServer.Parts(node.jdbi, node.engine, new OrderStore(node.jdbi),
-                            new HttpParticipantViews(URI.create(s.inventoryUrl()), URI.create(s.paymentUrl())),
+                            new HttpParticipantViews(URI.create(s.inventoryUrl()), URI.create(s.paymentUrl()),
+                                    SandboxSettings.from(s).ledgerToken()),
                             new RelayDeadLetters(new OutboxDeadLetters(node.dataSource)), kafka, node.clock,
                             new FindingsReader(node.jdbi)::list, new AdminOverview(new OutboxBacklog(node.dataSource),
                                     new FindingsReader(node.jdbi), node.inventory, node.payments)));

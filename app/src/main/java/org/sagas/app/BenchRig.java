@@ -40,6 +40,8 @@ final class BenchRig implements AutoCloseable {
     /** Where the processes' logs are kept after a run (the data directory goes with it). */
     private static final Path KEPT_LOGS = Path.of(System.getProperty("java.io.tmpdir"), "sagas-bench-logs");
 
+    /** The sandbox's ledger token for this run: the product's reconciler and the checks send it. */
+    static final String LEDGER_TOKEN = java.util.UUID.randomUUID().toString();
     private final EmbeddedStack stack;
     private final Settings infra;
     private final Connection stats;
@@ -87,6 +89,8 @@ final class BenchRig implements AutoCloseable {
             env.put("SAGA_KAFKA_BOOTSTRAP", "");
             env.put("SAGA_INVENTORY_PORT", Integer.toString(inventoryPort));
             env.put("SAGA_PAYMENT_PORT", Integer.toString(paymentPort));
+            // The benchmarks stock SKUs and inject latency, as ./sagas up allows.
+            env.put("SAGA_SANDBOX_CONTROLS", "on");
             out.println("starting the sandbox participants (a process of their own)...");
             sandbox = ChildJvm.start("sandbox", List.of("sandbox"), env, stack.dataDir().resolve("sandbox.log"));
             String host = infra.host();
@@ -372,6 +376,8 @@ final class BenchRig implements AutoCloseable {
         env.put("SAGA_DB_USER", infra.dbUser());
         env.put("SAGA_DB_PASSWORD", infra.dbPassword());
         env.put("SAGA_DB_PASSWORD_FILE", "");
+        env.put("SAGA_SANDBOX_LEDGER_TOKEN", LEDGER_TOKEN);
+        env.put("SAGA_SANDBOX_LEDGER_TOKEN_FILE", "");
         env.put("SAGA_KAFKA_BOOTSTRAP", infra.kafkaBootstrap());
         env.put("SAGA_HTTP_PORT", Integer.toString(FreePorts.find()));
         return env;

@@ -263,7 +263,8 @@ final class CascadeBenchmark {
     }
 
     private static long doubleCharges(HttpClient http, String paymentUrl, Set<UUID> accepted) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(paymentUrl + "/charges")).GET().build(),
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(paymentUrl + "/charges"))
+                .header("Authorization", "Bearer " + BenchRig.LEDGER_TOKEN).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         Map<String, Integer> captured = new HashMap<>();
         for (JsonNode charge : SafeJson.read(r.body())) {

@@ -18,6 +18,8 @@ import org.slf4j.LoggerFactory;
  */
 final class EmbeddedStack implements AutoCloseable {
     static final String DATABASE = "sagas";
+    /** The embedded PostgreSQL's password, under {@code <data dir>/postgres/}. */
+    static final String PASSWORD_FILE = "password";
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
 
     private final Path dataDir;
@@ -85,9 +87,12 @@ final class EmbeddedStack implements AutoCloseable {
         if (database) {
             postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), 0, postgresConfig);
             postgres.createDatabase(DATABASE);
+            // A password of this data directory's own, kept beside the data (mode 600) for the next start.
+            password = GeneratedSecret.ensure(dataDir.resolve("postgres").resolve(PASSWORD_FILE),
+                    "SAGA_DB_URL for a PostgreSQL of your own");
+            postgres.requirePassword(password);
             url = postgres.jdbcUrl(DATABASE);
             user = EmbeddedPostgresServer.USER;
-            password = EmbeddedPostgresServer.PASSWORD;
             log.info("embedded PostgreSQL on port {} (log {})", postgres.port(), dataDir.resolve("postgres")
                     .resolve("postgres.log"));
         }

@@ -83,6 +83,13 @@ public final class Main {
                     return 0;
                 case "kafka-access":
                     return KafkaAccess.setUp(settings, out);
+                case "migrate":
+                    if (settings.embeddedDatabase()) {
+                        throw new ConfigurationError("migrate runs on an external PostgreSQL: set SAGA_DB_URL"
+                                + " (./sagas up migrates its embedded one itself)");
+                    }
+                    out.println("sagas: schema migrated (" + Node.migrateOnly(settings) + " migrations applied now)");
+                    return 0;
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
                 case "fuzz":
@@ -131,6 +138,8 @@ public final class Main {
         out.println("  settings            print the configuration reference (docs/configuration.md)");
         out.println("  kafka-access        on a Kafka that authenticates: create the topics, each role's user and");
         out.println("                      its ACLs (SAGA_KAFKA_USER a super user, SAGA_KAFKA_ROLE_CREDENTIALS_DIR)");
+        out.println("  migrate             apply pending schema migrations on SAGA_DB_URL as its owner, then exit");
+        out.println("                      (for roles started with SAGA_DB_MIGRATE=off, docs/operations.md)");
         out.println("  bench throughput    orders/s to CONFIRMED and CPU, transactions, rows, WAL per order;");
         out.println("                      product, sandbox and client each in a process of its own, cold start");
         out.println("                      [--orders N] [--concurrency N] [--duration S] [--warm-up]");

@@ -129,6 +129,28 @@ final class Node implements AutoCloseable {
 
     /** As {@link #open(Settings, String)}, tracing with {@code tracing}. */
     static Node open(Settings settings, String applicationName, Tracing tracing) {
+        HikariDataSource ds = connect(settings, applicationName);
+        migrate(settings, ds);
+        return new Node(settings, ds, tracing);
+    }
+
+    /**
+     * {@code ./sagas migrate}: applies the pending migrations as the configured user (the schema's
+     * owner) whatever {@code SAGA_DB_MIGRATE} says, and returns how many it applied.
+     */
+    static int migrateOnly(Settings settings) {
+        try (HikariDataSource ds = connect(settings, APPLICATION + "-migrate")) {
+            return Migrations.apply(ds);
+        } catch (RuntimeException e) {
+            if (e instanceof ConfigurationError) {
+                throw e;
+            }
+            throw new ConfigurationError("schema migration failed on " + settings.dbUrl() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A pool on PostgreSQL, failing with one clear line when it cannot be reached. */
+    private static HikariDataSource connect(Settings settings, String applicationName) {
         HikariDataSource ds;
         try {
             ds = new HikariDataSource(poolConfig(settings, applicationName));
@@ -137,13 +159,31 @@ final class Node implements AutoCloseable {
             throw new ConfigurationError("cannot reach PostgreSQL at " + settings.dbUrl() + ": "
                     + cause.getMessage().lines().findFirst().orElse(cause.toString()), e);
         }
+        return ds;
+    }
+
+    /**
+     * Applies pending migrations, or with {@code SAGA_DB_MIGRATE=off} checks that none is pending
+     * (the role's PostgreSQL user may not change the schema); closes {@code ds} when it fails.
+     */
+    static void migrate(Settings settings, HikariDataSource ds) {
         try {
-            Migrations.apply(ds);
+            if (settings.migrate()) {
+                Migrations.apply(ds);
+                return;
+            }
+            int pending = Migrations.pending(ds);
+            if (pending > 0) {
+                throw new ConfigurationError("the schema on " + settings.dbUrl() + " lacks " + pending
+                        + " migration(s) and SAGA_DB_MIGRATE=off: run ./sagas migrate as the schema's owner first");
+            }
+        } catch (ConfigurationError e) {
+            ds.close();
+            throw e;
         } catch (RuntimeException e) {
             ds.close();
             throw new ConfigurationError("schema migration failed on " + settings.dbUrl() + ": " + e.getMessage(), e);
         }
-        return new Node(settings, ds, tracing);
     }
 
     /** The product's connection pool: its size, and an end to every wait on PostgreSQL. */

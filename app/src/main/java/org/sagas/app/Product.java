@@ -12,6 +12,7 @@ import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
 import org.sagas.adapters.sandbox.InventorySandbox;
 import org.sagas.adapters.sandbox.PaymentSandbox;
+import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.app.warmup.WarmUp;
 import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.http.AdmissionControl;
@@ -88,6 +89,7 @@ final class Product implements AutoCloseable {
                 s = stack.start(s, s.embeddedDatabase(), s.embeddedKafka());
             }
             product.adminTokenDir = product.adminTokenDir(s);
+            s = SandboxSettings.forUp(s, product.adminTokenDir);
             product.startRoles(Main.ROLES, s);
             product.awaitWarm(s);
             out.println("sagas is up");
@@ -97,7 +99,11 @@ final class Product implements AutoCloseable {
             out.println("  inventory    http://" + s.host() + ":" + product.inventorySandbox.port()
                     + "  (PUT /stock/{sku}, PUT /_faults)");
             out.println("  payments     http://" + s.host() + ":" + product.paymentSandbox.port()
-                    + "  (GET /charges?orderId=, PUT /_faults)");
+                    + "  (PUT /_faults; GET /charges?orderId= with the ledger token)");
+            if (SandboxSettings.from(settings).ledgerToken().isEmpty()) {
+                out.println("  ledger token " + product.adminTokenDir.resolve(SandboxSettings.TOKEN_FILE)
+                        + "  (generated, mode 600; Authorization: Bearer <it>)");
+            }
             product.printAdmin(s, out);
             out.println("  PostgreSQL   " + s.dbUrl());
             out.println("  Kafka        " + s.kafkaBootstrap());
@@ -180,9 +186,14 @@ final class Product implements AutoCloseable {
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
-            inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort());
+            SandboxAccess access = SandboxSettings.from(s).access();
+            if (!access.ledgersOpen()) {
+                log.warn("sandbox ledgers closed: no SAGA_SANDBOX_LEDGER_TOKEN(_FILE), so GET /charges and"
+                        + " GET /reservations answer 401 (the reconciler cannot read them)");
+            }
+            inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort(), access);
             components.start(Component.of("inventory-sandbox", inventorySandbox));
-            paymentSandbox = PaymentSandbox.start(node.dataSource, s.host(), s.paymentPort());
+            paymentSandbox = PaymentSandbox.start(node.dataSource, s.host(), s.paymentPort(), access);
             components.start(Component.of("payment-sandbox", paymentSandbox));
         }
         if (roles.contains("relay")) {
@@ -291,7 +302,8 @@ final class Product implements AutoCloseable {
     }
 
     /**
-     * {@code GET /health/components}: each background component's state, failures and last error.
+     * {@code GET /health/components}: each background component's state, failures and the kind of its
+     * last failure ({@code FailureCause}): anonymous callers see no exception text, the log has it.
      * Not part of readiness: a failing reconciler is no reason to take the API out of rotation.
      */
     private void componentRoutes(io.javalin.config.RoutesConfig routes) {

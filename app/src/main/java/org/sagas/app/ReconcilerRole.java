@@ -39,8 +39,11 @@ final class ReconcilerRole implements AutoCloseable {
         ReconcilerRole role = new ReconcilerRole();
         try {
             Settings s = node.settings;
-            role.started.start(Component.of("ledger-puller", new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create(s.paymentUrl()),
-                    LedgerPuller.Feed.RESERVATIONS, URI.create(s.inventoryUrl())), node.dataSource, s.kafka(),
+            String token = SandboxSettings.from(s).ledgerToken();
+            role.started.start(Component.of("ledger-puller", new LedgerPuller(Map.of(
+                    LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create(s.paymentUrl()), token),
+                    LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create(s.inventoryUrl()), token)),
+                    node.dataSource, s.kafka(),
                     rs.pullInterval(), node.registry).start()));
             Path stateDir = rs.stateDir();
             if (stateDir == null) {

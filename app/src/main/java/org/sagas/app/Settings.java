@@ -45,6 +45,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             "PostgreSQL password; unset = none (embedded PostgreSQL has its own)");
     static final Setting<String> DB_PASSWORD_FILE = text("SAGA_DB_PASSWORD_FILE", "", ALL,
             "file holding the PostgreSQL password, e.g. a Docker secret; its line end is dropped; not with SAGA_DB_PASSWORD");
+    static final Setting<String> DB_MIGRATE = org.sagas.orchestrator.config.Setting.choice("SAGA_DB_MIGRATE", "on",
+            List.of("on", "off"), ALL, "on: apply pending schema migrations at start; off: leave them to the schema's"
+                    + " owner (./sagas migrate) and refuse to start on a schema that is behind (a PostgreSQL role without"
+                    + " DDL rights)");
     static final Setting<String> KAFKA_BOOTSTRAP = text("SAGA_KAFKA_BOOTSTRAP", "", ALL,
             "bootstrap servers of an external Kafka; unset = embedded broker");
     static final Setting<String> KAFKA_USER = text("SAGA_KAFKA_USER", "", ALL,
@@ -92,14 +96,14 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
-            DB_PASSWORD, DB_PASSWORD_FILE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
+            DB_PASSWORD, DB_PASSWORD_FILE, DB_MIGRATE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
             KAFKA_ROLE_CREDENTIALS, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
             PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, DB_STATEMENT_TIMEOUT, DB_SOCKET_TIMEOUT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
         return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, AdminSettings.TABLE,
-                ReconcilerSettings.TABLE, ResilienceSettings.inventoryTable(),
+                SandboxSettings.TABLE, ReconcilerSettings.TABLE, ResilienceSettings.inventoryTable(),
                 ResilienceSettings.paymentTable());
     }
 
@@ -168,7 +172,6 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 o.get(OrchestratorSettings.FOREGROUND_CPU_PERCENT) / 100.0, o, Map.copyOf(raw));
     }
 
-    /** How many dry-run orders the API runs before it turns ready (ADR 0016). */
     /** How long a process waits for PostgreSQL at start. */
     public Duration dbWait() {
         return TABLE.read(raw::get).get(DB_WAIT);
@@ -184,6 +187,11 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         Duration socket = TABLE.read(raw::get).get(DB_SOCKET_TIMEOUT);
         Duration floor = dbStatementTimeout().plusSeconds(1);
         return socket.compareTo(floor) < 0 ? floor : socket;
+    }
+
+    /** Whether this process applies pending migrations at start. */
+    public boolean migrate() {
+        return TABLE.read(raw::get).get(DB_MIGRATE).equals("on");
     }
 
     public int warmUpOrders() {
@@ -216,6 +224,24 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
                 resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry,
                 foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, orchestrator, raw);
+    }
+
+    /**
+     * The same settings with {@code variable} (one of {@link #variables()}) set to {@code value}, as
+     * if the environment had said so: how {@code ./sagas up} hands what it made (a generated token)
+     * to every role in its process.
+     */
+    Settings with(String variable, String value) {
+        if (!raw.containsKey(variable)) {
+            throw new IllegalArgumentException("not a setting: " + variable);
+        }
+        Map<String, String> changed = new LinkedHashMap<>(raw);
+        changed.put(variable, value);
+        return new Settings(dbUrl, dbUser, dbPassword, kafkaBootstrap, host, apiPort, inventoryPort, paymentPort,
+                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
+                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers,
+                stepLease, parkRetry, foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, orchestrator,
+                java.util.Collections.unmodifiableMap(changed));
     }
 
     /** One line per setting, for {@code --help}, table by table. */

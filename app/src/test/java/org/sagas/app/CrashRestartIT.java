@@ -272,7 +272,20 @@ class CrashRestartIT {
     }
 
     private HttpResponse<String> get(URI uri) {
-        return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build());
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
+        if (uri.getPort() == inventoryPort || uri.getPort() == paymentPort) {
+            // The ledgers ask for the token ./sagas up generated into its data directory.
+            request.header("Authorization", "Bearer " + ledgerToken());
+        }
+        return send(request.build());
+    }
+
+    private String ledgerToken() {
+        try {
+            return java.nio.file.Files.readString(dataDir.path().resolve(SandboxSettings.TOKEN_FILE)).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private HttpResponse<String> put(URI uri, String json) {

@@ -53,6 +53,15 @@ class DockerComposeTest {
         assertThat(set).isNotEmpty().filteredOn(variable -> !variable.startsWith("OTEL_"))
                 .allSatisfy(variable -> assertThat(Settings.variables()).contains(variable));
         assertThat(set).contains("SAGA_DB_URL", "SAGA_KAFKA_BOOTSTRAP", "SAGA_INVENTORY_URL", "SAGA_PAYMENT_URL");
+        // And each value is one its setting accepts (a boolean written "off" would stop the role at start).
+        for (String service : services.keySet()) {
+            Map<String, Object> env = map(map(services.get(service)).getOrDefault("environment", Map.of()));
+            for (org.sagas.orchestrator.config.SettingsTable table : Settings.tables()) {
+                org.assertj.core.api.Assertions.assertThatCode(() -> table.read(name -> env.containsKey(name)
+                        ? String.valueOf(env.get(name)) : null)).as("%s: %s", service, table.title())
+                        .doesNotThrowAnyException();
+            }
+        }
     }
 
     @Test
@@ -119,10 +128,10 @@ class DockerComposeTest {
             }
         }));
         assertThat(map(map(services.get("api")).get("environment")))
-                .containsEntry("SAGA_DB_PASSWORD_FILE", "/run/secrets/db_password")
+                .containsEntry("SAGA_DB_PASSWORD_FILE", "/run/secrets/db_api_password")
                 .doesNotContainKey("SAGA_DB_PASSWORD");
         assertThat(map(map(services.get("postgres")).get("environment")))
-                .containsEntry("POSTGRES_PASSWORD_FILE", "/run/secrets/db_password")
+                .containsEntry("POSTGRES_PASSWORD_FILE", "/run/secrets/db_superuser_password")
                 .doesNotContainKey("POSTGRES_PASSWORD");
         // The secret files are made on the host by ops/make-secrets.sh and never committed or built in.
         assertThat(secrets).isNotEmpty().allSatisfy((name, secret) ->
@@ -149,6 +158,102 @@ class DockerComposeTest {
     }
 
     @Test
+    void shouldGiveEachRoleADatabaseUserOfItsOwnAndTheSuperuserToNone() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String initSql = Files.readString(ROOT.resolve("ops/postgres/init-roles.sql"));
+        Set<String> users = new HashSet<>();
+        Set<String> passwords = new HashSet<>();
+
+        for (String role : Main.ROLES) {
+            Map<String, Object> env = map(map(services.get(role)).get("environment"));
+            String user = String.valueOf(env.get("SAGA_DB_USER"));
+            assertThat(users.add(user)).as("%s has a user of its own, not %s", role, user).isTrue();
+            assertThat(passwords.add(String.valueOf(env.get("SAGA_DB_PASSWORD_FILE")))).as(role).isTrue();
+            // A login role the init script creates: not the superuser, which the image names postgres.
+            assertThat(user).as(role).isNotIn("postgres", "null");
+            assertThat(initSql).as(role).containsPattern("CREATE ROLE " + user + " LOGIN PASSWORD");
+            assertThat(list(map(services.get(role)).get("secrets"))).as(role).doesNotContain("db_superuser_password");
+        }
+        // The superuser's password is the postgres container's alone.
+        services.forEach((name, service) -> {
+            if (!name.equals("postgres")) {
+                assertThat(list(map(service).getOrDefault("secrets", List.of()))).as(name)
+                        .doesNotContain("db_superuser_password");
+            }
+        });
+        assertThat(list(map(services.get("postgres")).get("volumes")))
+                .contains("./ops/postgres/init-roles.sql:/docker-entrypoint-initdb.d/10-init-roles.sql:ro");
+        assertThat(map(map(services.get("postgres")).get("environment"))).doesNotContainKey("POSTGRES_USER");
+    }
+
+    @Test
+    void shouldLeaveTheSchemaToTheMigrateServiceAndTheSandboxToADatabaseOfItsOwn() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String initSql = Files.readString(ROOT.resolve("ops/postgres/init-roles.sql"));
+        Map<String, Object> migrate = map(services.get("migrate"));
+        String owner = String.valueOf(map(migrate.get("environment")).get("SAGA_DB_USER"));
+
+        assertThat(list(migrate.get("command"))).containsExactly("migrate");
+        assertThat(initSql).contains("ALTER DATABASE sagas OWNER TO " + owner, "ALTER SCHEMA public OWNER TO " + owner);
+        for (String role : Main.ROLES) {
+            Map<String, Object> service = map(services.get(role));
+            Map<String, Object> env = map(service.get("environment"));
+            if (role.equals("sandbox")) {
+                // Its own database, which it owns, so it migrates it itself.
+                assertThat(String.valueOf(env.get("SAGA_DB_URL"))).endsWith("/sandbox");
+                assertThat(initSql).contains("CREATE DATABASE sandbox OWNER " + env.get("SAGA_DB_USER"));
+                assertThat(env.get("SAGA_DB_MIGRATE")).isEqualTo("on");
+            } else {
+                assertThat(String.valueOf(env.get("SAGA_DB_URL"))).as(role).endsWith("/sagas");
+                assertThat(env.get("SAGA_DB_MIGRATE")).as(role).isEqualTo("off");
+                assertThat(map(map(service.get("depends_on")).get("migrate")))
+                        .containsEntry("condition", "service_completed_successfully");
+                // Rows, never DDL: the product roles are members of the group the default privileges name.
+                assertThat(initSql).as(role).containsPattern("CREATE ROLE " + env.get("SAGA_DB_USER")
+                        + " LOGIN PASSWORD \\S+ IN ROLE sagas_app;");
+            }
+        }
+        assertThat(initSql).contains("GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sagas_app")
+                .contains("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+    }
+
+    @Test
+    void shouldCreateEveryMountedDataDirectoryOwnedByTheImagesUser() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        List<String> lines = Files.readAllLines(ROOT.resolve("Dockerfile"));
+        String finalStage = String.join("\n", lines.subList(lastStage(lines), lines.size()));
+        String uid = user(lines).split(":")[0];
+
+        for (String role : Main.ROLES) {
+            for (Object volume : list(map(services.get(role)).getOrDefault("volumes", List.of()))) {
+                String[] parts = String.valueOf(volume).split(":");
+                if (parts[0].startsWith(".") || parts[0].startsWith("/")) {
+                    continue; // a bind mount: the host's directory, not the image's
+                }
+                // A named volume starts as a copy of the image's directory: it must exist, the user's.
+                assertThat(finalStage).as("%s mounts %s", role, parts[1])
+                        .containsPattern("install -d -o " + uid + " -g \\d+ -m 7\\d\\d " + parts[1]);
+            }
+        }
+    }
+
+    @Test
+    void shouldRunTheSandboxWithoutControlsAndItsLedgersBehindTheToken() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String tokenFile = "/run/secrets/sandbox_ledger_token";
+
+        assertThat(map(map(services.get("sandbox")).get("environment")))
+                .containsEntry(SandboxSettings.CONTROLS.name(), "off")
+                .containsEntry(SandboxSettings.LEDGER_TOKEN_FILE.name(), tokenFile);
+        // Those that read the ledgers (the reconciler's puller, the console's order view) send it.
+        for (String reader : List.of("reconciler", "api")) {
+            assertThat(map(map(services.get(reader)).get("environment"))).as(reader)
+                    .containsEntry(SandboxSettings.LEDGER_TOKEN_FILE.name(), tokenFile);
+        }
+        assertThat(Files.readString(ROOT.resolve("ops/make-secrets.sh"))).contains("sandbox_ledger_token");
+    }
+
+    @Test
     void shouldPublishTheOperatorApiOnTheHostsLoopbackOnly() throws Exception {
         Map<String, Object> services = map(compose().get("services"));
         Map<String, Object> api = map(services.get("api"));
@@ -162,6 +267,28 @@ class DockerComposeTest {
                     port -> assertThat(port).doesNotContain("8090"),
                     port -> assertThat(port).startsWith("127.0.0.1:")));
         }
+    }
+
+    private static int lastStage(List<String> lines) {
+        int lastStage = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).strip().toUpperCase(Locale.ROOT).startsWith("FROM ")) {
+                lastStage = i;
+            }
+        }
+        return lastStage;
+    }
+
+    /** The last USER of the last stage: the one the container runs as. */
+    private static String user(List<String> lines) {
+        String user = null;
+        for (String line : lines.subList(lastStage(lines), lines.size())) {
+            if (line.strip().toUpperCase(Locale.ROOT).startsWith("USER ")) {
+                user = line.strip().substring(5).strip();
+            }
+        }
+        assertThat(user).as("USER in the final stage").isNotNull();
+        return user;
     }
 
     private static Map<String, Object> compose() throws Exception {

@@ -389,16 +389,24 @@ class OpenApiContractIT extends GameDayLifecycle {
 
     private static HttpResponse<String> inventory(String method, String template, String path, String json,
             String... headers) {
-        HttpResponse<String> r = send(method, product.inventory(path), json, withJson(json, headers));
+        HttpResponse<String> r = send(method, product.inventory(path), json, withLedgerToken(withJson(json, headers)));
         INVENTORY.check(method, template, json, r);
         return r;
     }
 
     private static HttpResponse<String> payment(String method, String template, String path, String json,
             String... headers) {
-        HttpResponse<String> r = send(method, product.payments(path), json, withJson(json, headers));
+        HttpResponse<String> r = send(method, product.payments(path), json, withLedgerToken(withJson(json, headers)));
         PAYMENT.check(method, template, json, r);
         return r;
+    }
+
+    /** The sandboxes' calls carry the ledger token (the ledgers ask for it; the rest ignores it). */
+    private static String[] withLedgerToken(String... headers) {
+        String[] all = java.util.Arrays.copyOf(headers, headers.length + 2);
+        all[headers.length] = "Authorization";
+        all[headers.length + 1] = "Bearer " + TestProduct.LEDGER_TOKEN;
+        return all;
     }
 
     private static String[] withJson(String json, String... headers) {

@@ -26,6 +26,8 @@ final class TestProduct implements AutoCloseable {
     /** From the tokens file: an operator named "olga" and a viewer named "victor". */
     static final String OLGA_TOKEN = "olga-operator-token";
     static final String VIEWER_TOKEN = "victor-viewer-token";
+    /** SAGA_SANDBOX_LEDGER_TOKEN: sent on every call to the sandboxes, as the reconciler sends it. */
+    static final String LEDGER_TOKEN = UUID.randomUUID().toString();
     private static TestProduct shared;
 
     private final Map<String, String> env;
@@ -79,6 +81,7 @@ final class TestProduct implements AutoCloseable {
         env.put("SAGA_ADMIN_PORT", "0");
         env.put("SAGA_ADMIN_TOKEN", OPERATOR_TOKEN);
         env.put("SAGA_ADMIN_TOKENS_FILE", tokensFile().toString());
+        env.put("SAGA_SANDBOX_LEDGER_TOKEN", LEDGER_TOKEN);
         // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
         env.put("SAGA_WARM_UP_ORDERS", "20");
         return env;
@@ -210,13 +213,20 @@ final class TestProduct implements AutoCloseable {
     }
 
     JsonNode get(URI uri) {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build());
+        HttpResponse<String> r = send(toSandbox(HttpRequest.newBuilder(uri), uri).timeout(Duration.ofSeconds(10))
+                .GET().build());
         return read(r.body());
     }
 
     HttpResponse<String> put(URI uri, String body) {
-        return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+        return send(toSandbox(HttpRequest.newBuilder(uri), uri).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    /** A request to a sandbox carries the ledger token (the API's own keys are another matter). */
+    private HttpRequest.Builder toSandbox(HttpRequest.Builder request, URI uri) {
+        boolean sandbox = uri.getPort() == settings.inventoryPort() || uri.getPort() == settings.paymentPort();
+        return sandbox ? request.header("Authorization", "Bearer " + LEDGER_TOKEN) : request;
     }
 
     void stock(String sku, int available) {

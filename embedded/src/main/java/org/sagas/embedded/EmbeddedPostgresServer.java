@@ -30,7 +30,17 @@ import org.sagas.embedded.Leftover.Step;
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
     public static final String USER = "postgres";
+    /**
+     * What a client of a server that never had {@link #requirePassword} called sends (the tests'
+     * and benchmarks' throw-away servers): those trust loopback connections and ignore it.
+     */
     public static final String PASSWORD = "postgres";
+    /** Loopback clients may connect without a password: zonky's start checks readiness so. */
+    private static final String TRUST_HBA = "# written by sagas at each start; see EmbeddedPostgresServer\n"
+            + "host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n";
+    /** Every client must give the password (SCRAM), the superuser included. */
+    private static final String PASSWORD_HBA = "# written by sagas once the server is up; see EmbeddedPostgresServer\n"
+            + "host all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n";
     /** Fast shutdown (may write a checkpoint), then immediate shutdown, then SIGKILL to the server and its children. */
     private static final List<Step> END_LEFTOVER = List.of(new Step(Signal.INT, Duration.ofSeconds(60)),
             new Step(Signal.QUIT, Duration.ofSeconds(15)), new Step(Signal.KILL, Duration.ofSeconds(15)));
@@ -71,6 +81,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         OwnerLock owner = OwnerLock.acquire(data.resolveSibling("postgres.owner"), data);
         try {
             endLeftover(data);
+            allowStartup(data);
             EmbeddedPostgres pg = launch(data, port, serverConfig);
             long pid = Leftover.pidIn(data.resolve("postmaster.pid")).orElseThrow(() -> new IllegalStateException(
                     "PostgreSQL started in " + data + " but wrote no postmaster.pid"));
@@ -83,6 +94,45 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             }
             owner.close();
             throw e;
+        }
+    }
+
+    /**
+     * A data directory a {@link #requirePassword} run left asks for the password, which zonky's own
+     * readiness check (user postgres, no password) cannot give: loopback trust until the server is
+     * up and the caller requires the password again. Nothing else listens meanwhile: the server
+     * binds 127.0.0.1 only and has no Unix socket.
+     */
+    private static void allowStartup(Path data) {
+        Path hba = data.resolve("pg_hba.conf");
+        if (Files.exists(hba)) {
+            try {
+                Files.writeString(hba, TRUST_HBA);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + hba, e);
+            }
+        }
+    }
+
+    /**
+     * From now on every connection must give {@code password} (SCRAM), the superuser's included:
+     * sets it on {@link #USER}, writes a {@code pg_hba.conf} that asks for it and reloads. Call it
+     * after each start (and after {@link #createDatabase}, which connects without one).
+     *
+     * @throws IllegalStateException if the server refuses
+     */
+    public void requirePassword(String password) {
+        if (password == null || password.isEmpty()) {
+            throw new IllegalArgumentException("an empty password protects nothing");
+        }
+        Path hba = dataDirectory.resolve("pg_hba.conf");
+        try (Connection c = postgres.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + USER + " PASSWORD '" + password.replace("'", "''") + "'");
+            Files.writeString(hba, PASSWORD_HBA);
+            s.execute("SELECT pg_reload_conf()");
+        } catch (SQLException | IOException e) {
+            throw new IllegalStateException("could not require a password on PostgreSQL in " + dataDirectory + ": "
+                    + e.getMessage(), e);
         }
     }
 

@@ -7,7 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies the pending schema migrations. Every role calls this at start.
+ * Applies the pending schema migrations. Every role calls this at start unless
+ * {@code SAGA_DB_MIGRATE=off} leaves the schema to its owner ({@code ./sagas migrate}).
  *
  * <p>Idempotent: applying twice is harmless. Safe when several roles start at once: Flyway
  * takes a PostgreSQL advisory lock for the duration of the migration, so the second caller
@@ -31,6 +32,21 @@ public final class Migrations {
         log.info("schema at version {} ({} migrations applied now)", result.targetSchemaVersion,
                 result.migrationsExecuted);
         return result.migrationsExecuted;
+    }
+
+    /**
+     * How many migrations {@code dataSource}'s schema lacks, without changing it: for a role that
+     * may not change the schema (docs/security.md), which then refuses to start on a schema that is
+     * behind. Needs only read access to Flyway's history table.
+     */
+    public static int pending(DataSource dataSource) {
+        return Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/migration")
+                .load()
+                .info()
+                .pending()
+                .length;
     }
 
     /** Command-line entry point: {@code Migrations <jdbcUrl> <user> <password>}. */

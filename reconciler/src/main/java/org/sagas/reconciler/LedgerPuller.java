@@ -69,7 +69,24 @@ public final class LedgerPuller implements AutoCloseable {
         }
     }
 
-    private final Map<Feed, URI> sources;
+    /**
+     * Where a feed is read: the participant's base URL, and the bearer token its ledger asks for
+     * (the sandboxes' {@code SAGA_SANDBOX_LEDGER_TOKEN}, docs/security.md); an empty token sends none.
+     */
+    public record Source(URI baseUrl, String bearerToken) {
+        public Source {
+            java.util.Objects.requireNonNull(baseUrl, "baseUrl");
+            bearerToken = bearerToken == null ? "" : bearerToken;
+        }
+
+        /** Its {@code toString} names the URL only: the token stays out of logs. */
+        @Override
+        public String toString() {
+            return "Source[" + baseUrl + (bearerToken.isEmpty() ? "" : ", with token") + "]";
+        }
+    }
+
+    private final Map<Feed, Source> sources;
     private final DataSource dataSource;
     private final Duration period;
     private final KafkaProducer<String, byte[]> producer;
@@ -79,9 +96,9 @@ public final class LedgerPuller implements AutoCloseable {
     private Connection lockConnection;
 
     /**
-     * @param sources each feed's service base URL (e.g. the payment provider for {@link Feed#CHARGES})
+     * @param sources each feed's service and token (e.g. the payment provider for {@link Feed#CHARGES})
      */
-    public LedgerPuller(Map<Feed, URI> sources, DataSource dataSource, KafkaConnection kafka, Duration period,
+    public LedgerPuller(Map<Feed, Source> sources, DataSource dataSource, KafkaConnection kafka, Duration period,
             MeterRegistry registry) {
         this.sources = Map.copyOf(sources);
         this.dataSource = dataSource;
@@ -169,10 +186,14 @@ public final class LedgerPuller implements AutoCloseable {
     }
 
     private JsonNode fetch(Feed feed, String position) {
-        URI uri = sources.get(feed).resolve("/" + feed.path + "?since=" + position + "&limit=" + PAGE);
+        Source source = sources.get(feed);
+        URI uri = source.baseUrl().resolve("/" + feed.path + "?since=" + position + "&limit=" + PAGE);
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET();
+        if (!source.bearerToken().isEmpty()) {
+            request.header("Authorization", "Bearer " + source.bearerToken());
+        }
         try {
-            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET()
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             if (answer.statusCode() != 200) {
                 throw new PullFailed("GET " + uri + " answered " + answer.statusCode() + ": " + answer.body());
             }

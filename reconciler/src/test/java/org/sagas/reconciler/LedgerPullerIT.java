@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.sagas.adapters.sandbox.InventorySandbox;
+import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.adapters.sandbox.PaymentSandbox;
 import org.sagas.migrations.Migrations;
 import org.sagas.orchestrator.Json;
@@ -34,6 +35,7 @@ import org.sagas.testkit.TestInfra;
 @RealInfrastructure
 class LedgerPullerIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String TOKEN = UUID.randomUUID().toString();
     private static DataSource dataSource;
     private static PaymentSandbox payments;
     private static InventorySandbox inventory;
@@ -45,8 +47,10 @@ class LedgerPullerIT {
         Migrations.apply(dataSource);
         bootstrap = infra.bootstrapServers();
         KafkaTopics.ensure(bootstrap);
-        payments = PaymentSandbox.start(dataSource, "127.0.0.1", 0);
-        inventory = InventorySandbox.start(dataSource, "127.0.0.1", 0);
+        // The ledgers ask for the token; the controls stock a SKU below.
+        SandboxAccess access = SandboxAccess.of(true, TOKEN);
+        payments = PaymentSandbox.start(dataSource, "127.0.0.1", 0, access);
+        inventory = InventorySandbox.start(dataSource, "127.0.0.1", 0, access);
     }
 
     @AfterAll
@@ -93,8 +97,10 @@ class LedgerPullerIT {
     }
 
     private static LedgerPuller puller() {
-        return new LedgerPuller(Map.of(LedgerPuller.Feed.CHARGES, URI.create("http://127.0.0.1:" + payments.port()),
-                LedgerPuller.Feed.RESERVATIONS, URI.create("http://127.0.0.1:" + inventory.port())), dataSource,
+        return new LedgerPuller(Map.of(
+                LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create("http://127.0.0.1:" + payments.port()), TOKEN),
+                LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create("http://127.0.0.1:" + inventory.port()),
+                        TOKEN)), dataSource,
                 KafkaConnection.plaintext(bootstrap), Duration.ofMillis(100), new SimpleMeterRegistry());
     }
 

@@ -10,28 +10,36 @@ import org.sagas.orchestrator.admin.ParticipantViews;
 /**
  * The participants' ledgers for one order, over HTTP: {@code GET /reservations?orderId=} at the
  * inventory and {@code GET /charges?orderId=} at the payment provider (the sandbox services serve
- * both). No retries; a participant that fails throws. Thread-safe.
+ * both), with the bearer token the ledgers ask for (docs/security.md). No retries; a participant
+ * that fails throws. Thread-safe.
  */
 public final class HttpParticipantViews implements ParticipantViews {
     private final Exchange inventory;
     private final Exchange payment;
+    private final String ledgerToken;
 
-    public HttpParticipantViews(URI inventoryUrl, URI paymentUrl) {
+    /** {@code ledgerToken}: sent as {@code Authorization: Bearer}; empty: sent without one. */
+    public HttpParticipantViews(URI inventoryUrl, URI paymentUrl, String ledgerToken) {
         this.inventory = new Exchange("inventory", inventoryUrl);
         this.payment = new Exchange("payment", paymentUrl);
+        this.ledgerToken = ledgerToken == null ? "" : ledgerToken;
     }
 
     @Override
     public JsonNode reservations(UUID orderId, Duration timeout) {
-        HttpRequest request = inventory.request("/reservations?orderId=" + Exchange.segment(orderId.toString()), timeout)
-                .GET().build();
+        HttpRequest request = withToken(inventory.request("/reservations?orderId="
+                + Exchange.segment(orderId.toString()), timeout)).GET().build();
         return inventory.send(request, false);
     }
 
     @Override
     public JsonNode charges(UUID orderId, Duration timeout) {
-        HttpRequest request = payment.request("/charges?orderId=" + Exchange.segment(orderId.toString()), timeout)
-                .GET().build();
+        HttpRequest request = withToken(payment.request("/charges?orderId=" + Exchange.segment(orderId.toString()),
+                timeout)).GET().build();
         return payment.send(request, false);
+    }
+
+    private HttpRequest.Builder withToken(HttpRequest.Builder request) {
+        return ledgerToken.isEmpty() ? request : request.header("Authorization", "Bearer " + ledgerToken);
     }
 }

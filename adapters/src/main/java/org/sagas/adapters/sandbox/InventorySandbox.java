@@ -17,8 +17,8 @@ import org.sagas.orchestrator.http.OpenApiDocument;
  * PostgreSQL schema {@code sandbox}, so it survives a restart. Thread-safe.
  *
  * <ul>
- *   <li>{@code PUT /stock/{sku}} {@code {"available":n}} sets what can still be reserved;
- *       {@code GET /stock/{sku}} answers {@code {"sku","available","reserved"}}.</li>
+ *   <li>{@code PUT /stock/{sku}} {@code {"available":n}} sets what can still be reserved (controls
+ *       only, below); {@code GET /stock/{sku}} answers {@code {"sku","available","reserved"}}.</li>
  *   <li>{@code POST /reservations}, header {@code Idempotency-Key}, optional {@code X-Deadline},
  *       body {@code {"orderId","lines":[{"sku","quantity"}]}}: reserves every line or none and
  *       answers the reservation {@code {"key","orderId","status","lines"}}. The same key answers
@@ -28,11 +28,13 @@ import org.sagas.orchestrator.http.OpenApiDocument;
  *   <li>{@code POST /reservations/{key}/release}, header {@code Idempotency-Key} (the release's own),
  *       optional {@code X-Deadline}, body {@code {"orderId"}}: returns the stock once; an unknown
  *       key leaves a {@code RELEASED} tombstone. Answers the reservation.</li>
- *   <li>{@code GET /reservations?orderId=X} (without it: all) and {@code GET /reservations/{key}},
- *       for invariant checks.</li>
- *   <li>{@code GET /reservations?since=<cursor>&limit=N}: the reservations as a change feed, a page
- *       of {@link FeedPage} (each reservation's latest state, oldest change first).</li>
- *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}.</li>
+ *   <li>{@code GET /reservations/{key}}: the reservation under a key, or 404.</li>
+ *   <li>{@code GET /reservations?orderId=X} (without it: all), and
+ *       {@code GET /reservations?since=<cursor>&limit=N}: the reservations as a change feed, a page
+ *       of {@link FeedPage} (each reservation's latest state, oldest change first). Both only with
+ *       the ledger token ({@link SandboxAccess}), else 401.</li>
+ *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}, and
+ *       {@code PUT /stock/{sku}}: only when the sandbox runs with its controls on; else 404.</li>
  * </ul>
  *
  * <p>Faults apply to reserve and release only. {@code down}: 503 at once. {@code errorRate}: 503
@@ -50,17 +52,21 @@ public final class InventorySandbox implements AutoCloseable {
     /** This service's contract, {@code GET /openapi.json}. */
     private static final OpenApiDocument CONTRACT = OpenApiDocument.load(InventorySandbox.class, "openapi-inventory.json");
 
-    private InventorySandbox(DataSource dataSource) {
+    private final SandboxAccess access;
+
+    private InventorySandbox(DataSource dataSource, SandboxAccess access) {
         this.store = new InventoryStore(new Db(dataSource));
+        this.access = Objects.requireNonNull(access, "access");
         this.server = new SandboxServer("inventory-sandbox", this::routes);
     }
 
     /**
      * Starts the service on {@code host:port} (0: any free port, see {@link #port()}). The schema
-     * must have been migrated; the data source stays the caller's.
+     * must have been migrated; the data source stays the caller's. {@code access} says whether the
+     * stock and fault routes exist and which token opens the ledgers.
      */
-    public static InventorySandbox start(DataSource dataSource, String host, int port) {
-        InventorySandbox sandbox = new InventorySandbox(dataSource);
+    public static InventorySandbox start(DataSource dataSource, String host, int port, SandboxAccess access) {
+        InventorySandbox sandbox = new InventorySandbox(dataSource, access);
         sandbox.server.start(host, port);
         return sandbox;
     }
@@ -92,16 +98,19 @@ public final class InventorySandbox implements AutoCloseable {
     }
 
     private void routes(RoutesConfig routes) {
-        routes.put("/stock/{sku}", this::putStock);
         routes.get("/stock/{sku}", ctx -> SandboxServer.json(ctx, 200, store.stock(sku(ctx))));
         routes.post("/reservations", this::reserve);
         routes.post("/reservations/{key}/release", this::release);
-        routes.get("/reservations", ctx -> SandboxServer.json(ctx, 200, FeedPage.asked(ctx)
-                ? store.changes(FeedPage.after(ctx)) : store.reservations(ctx.queryParam("orderId"))));
+        routes.get("/reservations", access.ledger(ctx -> SandboxServer.json(ctx, 200, FeedPage.asked(ctx)
+                ? store.changes(FeedPage.after(ctx)) : store.reservations(ctx.queryParam("orderId")))));
+        // A look-up by key is the participant protocol (the orchestrator's client asks it), not a listing.
         routes.get("/reservations/{key}", ctx -> SandboxServer.json(ctx, 200, store.reservation(ctx.pathParam("key"))
                 .orElseThrow(() -> Problem.notFound("no reservation under key " + ctx.pathParam("key")))));
-        routes.put("/_faults", this::putFaults);
-        routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+        if (access.controls()) {
+            routes.put("/stock/{sku}", this::putStock);
+            routes.put("/_faults", this::putFaults);
+            routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+        }
         CONTRACT.register(routes);
     }
 

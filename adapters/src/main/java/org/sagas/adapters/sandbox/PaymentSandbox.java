@@ -31,11 +31,12 @@ import org.sagas.orchestrator.http.OpenApiDocument;
  *   <li>{@code GET /charges?orderId=X}: the ledger of an order (without it: every charge).</li>
  *   <li>{@code GET /charges?since=<cursor>&limit=N}: the ledger as a change feed, a page of
  *       {@link FeedPage} (each charge's latest state, oldest change first); {@code since} empty for
- *       the start, {@code limit} 1-1000 (100).</li>
- *   <li>{@code PUT /_faults} (fields left out keep their value), {@code GET /_faults}.</li>
- *   <li>{@code GET /_traceparents/{key}}: the {@code traceparent} header the charge under that key
- *       arrived with (the last 10 000 kept), or 404: how a test or a game day sees that the trace
- *       reached the provider.</li>
+ *       the start, {@code limit} 1-1000 (100). Both listings only with the ledger token
+ *       ({@link SandboxAccess}), else 401.</li>
+ *   <li>Only when the sandbox runs with its controls on (else 404): {@code PUT /_faults} (fields
+ *       left out keep their value), {@code GET /_faults}, and {@code GET /_traceparents/{key}}: the
+ *       {@code traceparent} header the charge under that key arrived with (the last 10 000 kept),
+ *       or 404: how a test or a game day sees that the trace reached the provider.</li>
  * </ul>
  *
  * <p>Faults apply to charge, refund and look-up. {@code down}: 503 at once. {@code latencyMs}: a
@@ -63,17 +64,21 @@ public final class PaymentSandbox implements AutoCloseable {
                 }
             });
 
-    private PaymentSandbox(DataSource dataSource) {
+    private final SandboxAccess access;
+
+    private PaymentSandbox(DataSource dataSource, SandboxAccess access) {
         this.ledger = new PaymentLedger(new Db(dataSource));
+        this.access = Objects.requireNonNull(access, "access");
         this.server = new SandboxServer("payment-sandbox", this::routes);
     }
 
     /**
      * Starts the service on {@code host:port} (0: any free port, see {@link #port()}). The schema
-     * must have been migrated; the data source stays the caller's.
+     * must have been migrated; the data source stays the caller's. {@code access} says whether the
+     * fault and trace routes exist and which token opens the ledger.
      */
-    public static PaymentSandbox start(DataSource dataSource, String host, int port) {
-        PaymentSandbox sandbox = new PaymentSandbox(dataSource);
+    public static PaymentSandbox start(DataSource dataSource, String host, int port, SandboxAccess access) {
+        PaymentSandbox sandbox = new PaymentSandbox(dataSource, access);
         sandbox.server.start(host, port);
         return sandbox;
     }
@@ -107,14 +112,17 @@ public final class PaymentSandbox implements AutoCloseable {
     private void routes(RoutesConfig routes) {
         routes.post("/charges", this::charge);
         routes.get("/charges/{key}", this::lookup);
-        routes.get("/charges", ctx -> SandboxServer.json(ctx, 200, FeedPage.asked(ctx)
-                ? ledger.changes(FeedPage.after(ctx)) : ledger.charges(ctx.queryParam("orderId"))));
+        routes.get("/charges", access.ledger(ctx -> SandboxServer.json(ctx, 200, FeedPage.asked(ctx)
+                ? ledger.changes(FeedPage.after(ctx)) : ledger.charges(ctx.queryParam("orderId")))));
         routes.post("/refunds", this::refund);
-        routes.put("/_faults", this::putFaults);
-        routes.get("/_traceparents/{key}", ctx -> SandboxServer.json(ctx, 200, Map.of("key", ctx.pathParam("key"),
-                "traceparent", Optional.ofNullable(traceparents.get(ctx.pathParam("key")))
-                        .orElseThrow(() -> Problem.notFound("no traceparent for charge key " + ctx.pathParam("key"))))));
-        routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+        if (access.controls()) {
+            routes.put("/_faults", this::putFaults);
+            routes.get("/_faults", ctx -> SandboxServer.json(ctx, 200, faults.get()));
+            routes.get("/_traceparents/{key}", ctx -> SandboxServer.json(ctx, 200, Map.of("key",
+                    ctx.pathParam("key"), "traceparent", Optional.ofNullable(traceparents.get(ctx.pathParam("key")))
+                            .orElseThrow(() -> Problem.notFound("no traceparent for charge key "
+                                    + ctx.pathParam("key"))))));
+        }
         CONTRACT.register(routes);
     }
 

@@ -28,6 +28,11 @@ final class Problem extends RuntimeException {
         return new Problem(400, "invalid-request", "Invalid request", field + ": " + detail, field);
     }
 
+    /** 401: the request lacks the credential the route asks for (the caller adds WWW-Authenticate). */
+    static Problem unauthorized(String detail) {
+        return new Problem(401, "unauthorized", "Unauthorized", detail, null);
+    }
+
     static Problem notFound(String detail) {
         return new Problem(404, "not-found", "Not found", detail, null);
     }

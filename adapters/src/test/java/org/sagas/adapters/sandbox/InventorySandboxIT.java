@@ -32,6 +32,9 @@ import org.sagas.testkit.TestInfra;
 
 @RealInfrastructure
 class InventorySandboxIT {
+    /** This run\'s ledger token; the controls on, as ./sagas up runs them. */
+    private static final String TOKEN = UUID.randomUUID().toString();
+    private static final SandboxAccess ACCESS = SandboxAccess.of(true, TOKEN);
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final long NO_DEADLINE = 0;
 
@@ -44,7 +47,7 @@ class InventorySandboxIT {
     static void startSandbox(TestInfra infra) {
         dataSource = infra.dataSource(20);
         Migrations.apply(dataSource);
-        connect(InventorySandbox.start(dataSource, "127.0.0.1", 0));
+        connect(InventorySandbox.start(dataSource, "127.0.0.1", 0, ACCESS));
     }
 
     @AfterAll
@@ -59,7 +62,7 @@ class InventorySandboxIT {
 
     private static void connect(InventorySandbox started) {
         sandbox = started;
-        http = new PlainHttp(started.port());
+        http = new PlainHttp(started.port(), TOKEN);
         client = new HttpInventoryClient(URI.create("http://127.0.0.1:" + started.port()));
     }
 
@@ -459,7 +462,7 @@ class InventorySandboxIT {
         client.release(released + ":release", released + ":reserve", released, TIMEOUT, NO_DEADLINE);
         // When the service is stopped and started again on the same database
         sandbox.close();
-        connect(InventorySandbox.start(dataSource, "127.0.0.1", 0));
+        connect(InventorySandbox.start(dataSource, "127.0.0.1", 0, ACCESS));
         // Then everything is still there, replays included
         assertThat(stock(sku)).isEqualTo(new long[] {5, 3});
         assertThat(client.reserve(order + ":reserve", order, List.of(line(sku, 3)), TIMEOUT, NO_DEADLINE))

@@ -29,10 +29,13 @@ class LedgerFeedIT {
     static void start(TestInfra infra) {
         dataSource = infra.dataSource(10);
         Migrations.apply(dataSource);
-        payments = PaymentSandbox.start(dataSource, "127.0.0.1", 0);
-        inventory = InventorySandbox.start(dataSource, "127.0.0.1", 0);
-        paymentHttp = new PlainHttp(payments.port());
-        inventoryHttp = new PlainHttp(inventory.port());
+        // The reconciler reads the feeds with the ledger token; the controls stock a SKU below.
+        String token = UUID.randomUUID().toString();
+        SandboxAccess access = SandboxAccess.of(true, token);
+        payments = PaymentSandbox.start(dataSource, "127.0.0.1", 0, access);
+        inventory = InventorySandbox.start(dataSource, "127.0.0.1", 0, access);
+        paymentHttp = new PlainHttp(payments.port(), token);
+        inventoryHttp = new PlainHttp(inventory.port(), token);
     }
 
     @AfterAll

@@ -30,6 +30,9 @@ import org.sagas.testkit.TestInfra;
 
 @RealInfrastructure
 class PaymentSandboxIT {
+    /** This run\'s ledger token; the controls on, as ./sagas up runs them. */
+    private static final String TOKEN = UUID.randomUUID().toString();
+    private static final SandboxAccess ACCESS = SandboxAccess.of(true, TOKEN);
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private static DataSource dataSource;
@@ -41,7 +44,7 @@ class PaymentSandboxIT {
     static void startSandbox(TestInfra infra) {
         dataSource = infra.dataSource(20);
         Migrations.apply(dataSource);
-        connect(PaymentSandbox.start(dataSource, "127.0.0.1", 0));
+        connect(PaymentSandbox.start(dataSource, "127.0.0.1", 0, ACCESS));
     }
 
     @AfterAll
@@ -56,7 +59,7 @@ class PaymentSandboxIT {
 
     private static void connect(PaymentSandbox started) {
         sandbox = started;
-        http = new PlainHttp(started.port());
+        http = new PlainHttp(started.port(), TOKEN);
         client = new HttpPaymentClient(URI.create("http://127.0.0.1:" + started.port() + "/"));
     }
 
@@ -321,7 +324,7 @@ class PaymentSandboxIT {
         client.refund(refunded + ":refund", refunded + ":charge", TIMEOUT);
         // When the provider is stopped and started again on the same database
         sandbox.close();
-        connect(PaymentSandbox.start(dataSource, "127.0.0.1", 0));
+        connect(PaymentSandbox.start(dataSource, "127.0.0.1", 0, ACCESS));
         // Then both are still there and replays answer them
         assertThat(client.lookup(captured + ":charge", TIMEOUT)).contains(Charge.CAPTURED);
         assertThat(client.charge(refunded + ":charge", refunded, 800, "EUR", TIMEOUT)).isEqualTo(Charge.REFUNDED);

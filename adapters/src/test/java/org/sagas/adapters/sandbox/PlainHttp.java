@@ -16,9 +16,26 @@ final class PlainHttp {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final ObjectMapper JSON = new ObjectMapper();
     private final String base;
+    /** Sent as {@code Authorization: Bearer} on every request; null: none. */
+    private final String token;
 
     PlainHttp(int port) {
+        this(port, null);
+    }
+
+    /** Calls that carry {@code token} (the sandbox's ledger token) on every request. */
+    PlainHttp(int port, String token) {
         this.base = "http://127.0.0.1:" + port;
+        this.token = token;
+    }
+
+    /** A GET with {@code headers} given as name, value, name, value... and no token of this client's. */
+    Answer getWith(String path, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20)).GET();
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request.build());
     }
 
     URI uri(String path) {
@@ -52,8 +69,9 @@ final class PlainHttp {
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
                 .header("Content-Type", "application/json");
+        return token == null ? request : request.header("Authorization", "Bearer " + token);
     }
 
     private static Answer send(HttpRequest request) {

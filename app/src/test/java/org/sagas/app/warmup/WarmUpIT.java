@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.sagas.adapters.sandbox.InventorySandbox;
+import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.embedded.FreePorts;
 import org.sagas.migrations.Migrations;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
@@ -33,7 +34,8 @@ class WarmUpIT {
         Migrations.apply(db);
         int port = FreePorts.find();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (InventorySandbox inventory = InventorySandbox.start(db, "127.0.0.1", port)) {
+        try (InventorySandbox inventory = InventorySandbox.start(db, "127.0.0.1", port,
+                SandboxAccess.of(false, ""))) {
             WarmUp warmUp = new WarmUp(new WarmUp.Target(db, Clock.systemUTC(),
                     new SagaTimings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(15)),
                     Duration.ofSeconds(60), 100, 500, Duration.ofHours(24), ResilienceConfig.inventoryDefaults(),

@@ -24,10 +24,13 @@ final class Ledger {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final URI inventory;
     private final URI payment;
+    /** The sandbox's ledger token: its listings answer only with it. */
+    private final String token;
 
-    Ledger(URI inventory, URI payment) {
+    Ledger(URI inventory, URI payment, String token) {
         this.inventory = inventory;
         this.payment = payment;
+        this.token = token;
     }
 
     void setStock(String sku, int available) throws IOException, InterruptedException {
@@ -99,8 +102,8 @@ final class Ledger {
     }
 
     private JsonNode get(URI uri) throws IOException, InterruptedException {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
         if (answer.statusCode() != 200) {
             throw new IOException("GET " + uri + " answered " + answer.statusCode() + ": " + answer.body());
         }

@@ -57,19 +57,22 @@ public final class SagaPeersBenchmark {
             servers.participants.createDatabase("sandbox");
             int inventoryPort = FreePorts.find();
             int paymentPort = FreePorts.find();
+            // The benchmark stocks SKUs, sets the decline rate and reads the ledgers: controls on, a token.
+            String ledgerToken = java.util.UUID.randomUUID().toString();
             Map<String, String> sandboxEnv = Map.of(
                     "SAGA_DB_URL", servers.participants.jdbcUrl("sandbox") + "?ApplicationName=peers-sandbox",
                     "SAGA_DB_USER", EmbeddedPostgresServer.USER, "SAGA_DB_PASSWORD", EmbeddedPostgresServer.PASSWORD,
                     "SAGA_HTTP_PORT", "0", "SAGA_ADMIN_PORT", "0",
                     "SAGA_INVENTORY_PORT", Integer.toString(inventoryPort),
-                    "SAGA_PAYMENT_PORT", Integer.toString(paymentPort));
+                    "SAGA_PAYMENT_PORT", Integer.toString(paymentPort),
+                    "SAGA_SANDBOX_CONTROLS", "on", "SAGA_SANDBOX_LEDGER_TOKEN", ledgerToken);
             out.println("starting the sandbox services (./sagas sandbox, a JVM of their own)...");
             try (ChildJvm sandbox = ChildJvm.start("sandbox", appClassPath, List.of("org.sagas.app.Main", "sandbox"),
                     List.of(), sandboxEnv, logs.resolve("sandbox.log"), Pattern.compile("sandbox is up"),
                     Duration.ofSeconds(120)); OpenLoopClient client = new OpenLoopClient()) {
                 String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
                 String paymentUrl = "http://127.0.0.1:" + paymentPort;
-                Ledger ledger = new Ledger(URI.create(inventoryUrl), URI.create(paymentUrl));
+                Ledger ledger = new Ledger(URI.create(inventoryUrl), URI.create(paymentUrl), ledgerToken);
                 ledger.setDeclineRate(declineRate);
                 WarmUp.run(ledger, new SandboxClient(URI.create(inventoryUrl),
                         URI.create(paymentUrl)), servers.broker.bootstrapServers(), WARM_UP, out);

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Work run on its own named thread with a fixed delay between runs. A run that throws is logged
- * (once per run, with the job's name), counted through the {@link JobListener} and shown in
- * {@link #health()}; the next run comes as usual, so a job never stops in silence nor retries in a
+ * (once per run, with the job's name and the stack trace), counted through the {@link JobListener}
+ * and shown in {@link #health()} as a {@link FailureCause}, without its text; the next run comes as usual, so a job never stops in silence nor retries in a
  * tight loop. Thread-safe.
  */
 public final class PeriodicJob implements Component {
@@ -27,7 +27,8 @@ public final class PeriodicJob implements Component {
     private final ScheduledExecutorService scheduler;
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<Instant> lastRun = new AtomicReference<>();
-    private final AtomicReference<String> lastError = new AtomicReference<>();
+    /** The kind of the last run's failure; null after a run that succeeded. */
+    private final AtomicReference<FailureCause> lastCause = new AtomicReference<>();
 
     public PeriodicJob(String name, Duration initialDelay, Duration period, Runnable work, JobListener listener) {
         if (period.isNegative() || period.isZero()) {
@@ -58,12 +59,12 @@ public final class PeriodicJob implements Component {
         try {
             work.run();
             lastRun.set(Instant.now());
-            lastError.set(null);
+            lastCause.set(null);
             listener.onRun(name, System.nanoTime() - started);
         } catch (RuntimeException e) {
             failures.incrementAndGet();
             lastRun.set(Instant.now());
-            lastError.set(e.toString());
+            lastCause.set(FailureCause.of(e));
             log.error("{} failed; it runs again in {} ms: {}", name, period.toMillis(), e.toString(), e);
             listener.onFailure(name, e);
         }
@@ -82,7 +83,7 @@ public final class PeriodicJob implements Component {
 
     @Override
     public ComponentHealth health() {
-        String error = lastError.get();
-        return new ComponentHealth(error == null ? "RUNNING" : "FAILING", lastRun.get(), failures.get(), error);
+        FailureCause cause = lastCause.get();
+        return new ComponentHealth(cause == null ? "RUNNING" : "FAILING", lastRun.get(), failures.get(), cause);
     }
 }

@@ -1,0 +1,84 @@
+package org.sagas.app;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.sagas.adapters.sandbox.SandboxAccess;
+import org.sagas.orchestrator.config.ConfigException;
+import org.sagas.orchestrator.config.Setting;
+import org.sagas.orchestrator.config.SettingsTable;
+
+/**
+ * The sandbox participants' protection (docs/security.md, "The sandboxes"), declared in
+ * {@link #TABLE}: whether their controls exist, and the token of their ledgers, which the sandbox
+ * asks for and the reconciler and the operator API send. Immutable.
+ *
+ * @param ledgerToken empty when none is set
+ */
+record SandboxSettings(Controls controls, String ledgerToken) {
+    /** {@code SAGA_SANDBOX_CONTROLS}. */
+    enum Controls { AUTO, ON, OFF }
+
+    /** Where {@code ./sagas up} keeps the ledger token it made. */
+    static final String TOKEN_FILE = "sandbox-ledger-token";
+
+    private static final Set<String> LEDGER_ROLES = Set.of("sandbox", "reconciler", "api");
+
+    static final Setting<String> CONTROLS = Setting.choice("SAGA_SANDBOX_CONTROLS", "auto",
+            List.of("auto", "on", "off"), Set.of("sandbox"),
+            "the sandboxes' controls: PUT /stock/{sku}, PUT and GET /_faults, GET /_traceparents/{key};"
+                    + " auto: on in ./sagas up, off for the sandbox role; off: they answer 404");
+    static final Setting<String> LEDGER_TOKEN = Setting.text("SAGA_SANDBOX_LEDGER_TOKEN", "", LEDGER_ROLES,
+            "bearer token of the sandboxes' ledgers (GET /charges, GET /reservations), sent by the reconciler and"
+                    + " the operator API; unset: ./sagas up writes one to <data dir>/" + TOKEN_FILE
+                    + ", the sandbox role answers its ledgers 401");
+    static final Setting<String> LEDGER_TOKEN_FILE = Setting.text("SAGA_SANDBOX_LEDGER_TOKEN_FILE", "", LEDGER_ROLES,
+            "file holding the ledger token, e.g. a Docker secret; its line end is dropped; not with"
+                    + " SAGA_SANDBOX_LEDGER_TOKEN");
+
+    static final SettingsTable TABLE = SettingsTable.of("Sandbox participants", List.of(CONTROLS, LEDGER_TOKEN,
+            LEDGER_TOKEN_FILE));
+
+    /**
+     * The sandbox settings of {@code settings}, the token read from its file when one is named.
+     *
+     * @throws ConfigurationError if a value is malformed, or the token file cannot be read
+     */
+    static SandboxSettings from(Settings settings) {
+        Map<String, String> raw = new HashMap<>(settings.raw());
+        SettingsTable.Values v;
+        try {
+            v = TABLE.read(raw::get);
+        } catch (ConfigException e) {
+            throw new ConfigurationError(e.getMessage(), e);
+        }
+        return new SandboxSettings(Controls.valueOf(v.get(CONTROLS).toUpperCase(Locale.ROOT)),
+                SecretFile.resolve(raw, LEDGER_TOKEN.name()));
+    }
+
+    /**
+     * {@code settings} as {@code ./sagas up} runs them: the controls on unless set otherwise (the
+     * README's tour stocks SKUs and injects faults), and a ledger token made into {@code tokenDir}
+     * when none is set, so the roles in this process that read the ledgers send it.
+     */
+    static Settings forUp(Settings settings, Path tokenDir) {
+        SandboxSettings given = from(settings);
+        Settings result = settings;
+        if (given.controls() == Controls.AUTO) {
+            result = result.with(CONTROLS.name(), "on");
+        }
+        if (given.ledgerToken().isEmpty()) {
+            result = result.with(LEDGER_TOKEN.name(), GeneratedSecret.ensure(tokenDir.resolve(TOKEN_FILE),
+                    LEDGER_TOKEN.name()));
+        }
+        return result;
+    }
+
+    /** What the sandbox serves: the controls only when on (auto means off outside ./sagas up). */
+    SandboxAccess access() {
+        return SandboxAccess.of(controls == Controls.ON, ledgerToken);
+    }
+}

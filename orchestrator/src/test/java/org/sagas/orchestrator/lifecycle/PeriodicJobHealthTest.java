@@ -1,0 +1,86 @@
+package org.sagas.orchestrator.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.jdbi.v3.core.ConnectionException;
+import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.Json;
+
+/**
+ * {@code /health/components} answers anonymous callers: a failing job shows its state and a cause
+ * code decided on the exception's type, never the exception's text (docs/security.md).
+ */
+class PeriodicJobHealthTest {
+    private static final String SECRET_TEXT = "FATAL: password authentication failed for user sagas at db.internal:5432";
+
+    @Test
+    void shouldShowADatabaseFailureAsItsCodeWithoutItsText() {
+        // Given a job whose database call fails with a message naming the host and user
+        PeriodicJob job = job(() -> {
+            throw new ConnectionException(new SQLException(SECRET_TEXT));
+        });
+        // When it runs
+        job.runOnce();
+        // Then its health says FAILING, DATABASE, and nothing of the message
+        ComponentHealth health = job.health();
+        assertThat(health.state()).isEqualTo("FAILING");
+        assertThat(health.lastCause()).isEqualTo(FailureCause.DATABASE);
+        assertThat(health.failures()).isEqualTo(1);
+        assertThat(Json.write(health)).doesNotContain("password", "db.internal", "sagas", "SQLException")
+                .contains("\"lastCause\":\"DATABASE\"");
+    }
+
+    @Test
+    void shouldShowAnUntypedFailureAsUnexpectedAndClearItAfterASuccess() {
+        // Given a job that fails once with a bare exception, then succeeds
+        boolean[] failed = {false};
+        PeriodicJob job = job(() -> {
+            if (!failed[0]) {
+                failed[0] = true;
+                throw new IllegalStateException(SECRET_TEXT);
+            }
+        });
+        // When it runs once
+        job.runOnce();
+        // Then the code is UNEXPECTED, without the text
+        assertThat(job.health().lastCause()).isEqualTo(FailureCause.UNEXPECTED);
+        assertThat(Json.write(job.health())).doesNotContain(SECRET_TEXT).doesNotContain("IllegalStateException");
+        // And after a run that succeeds, no cause at all, the failure still counted
+        job.runOnce();
+        assertThat(job.health().state()).isEqualTo("RUNNING");
+        assertThat(job.health().lastCause()).isNull();
+        assertThat(job.health().failures()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldDecideTheCodeOnTypesAlongTheCauseChain() {
+        assertThat(FailureCause.of(new RuntimeException(new UncheckedIOException(new java.io.IOException("x")))))
+                .isEqualTo(FailureCause.IO);
+        assertThat(FailureCause.of(new RuntimeException(new java.util.concurrent.TimeoutException())))
+                .isEqualTo(FailureCause.TIMEOUT);
+        assertThat(FailureCause.of(new IllegalStateException("database is down"))).isEqualTo(FailureCause.UNEXPECTED);
+    }
+
+    @Test
+    void shouldDocumentEveryCodeInThePublicContract() throws Exception {
+        // The public API's document lists the codes a caller may see, and no others.
+        try (var in = PeriodicJobHealthTest.class.getResourceAsStream("/org/sagas/orchestrator/http/openapi.json")) {
+            var codes = Json.mapper().readTree(in).at("/components/schemas/ComponentHealth/properties/lastCause/enum");
+            java.util.List<String> documented = new java.util.ArrayList<>();
+            codes.forEach(code -> {
+                if (!code.isNull()) {
+                    documented.add(code.asText());
+                }
+            });
+            assertThat(documented).containsExactly(java.util.Arrays.stream(FailureCause.values()).map(Enum::name)
+                    .toArray(String[]::new));
+        }
+    }
+
+    private static PeriodicJob job(Runnable work) {
+        return new PeriodicJob("health-test", Duration.ZERO, Duration.ofHours(1), work, JobListener.NONE);
+    }
+}
