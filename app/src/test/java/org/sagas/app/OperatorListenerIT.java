@@ -7,10 +7,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +46,61 @@ class OperatorListenerIT {
     @AfterAll
     static void back() {
         product.defaults();
+    }
+
+    @Test
+    void shouldKeepOnlyASessionIdInTheConsoleCookieWithItsAttributes() {
+        // When an operator signs in with a token
+        HttpResponse<String> login = signIn(TestProduct.OPERATOR_TOKEN);
+
+        // Then each cookie set holds neither the token nor its encoding, only a long random id
+        assertThat(login.statusCode()).isEqualTo(303);
+        List<String> all = login.headers().allValues("Set-Cookie");
+        assertThat(all).allSatisfy(c -> assertThat(c).doesNotContain(TestProduct.OPERATOR_TOKEN));
+        // (a cookie that earlier versions set on Path=/, with the token in it, is only ever dropped)
+        assertThat(all).filteredOn(c -> pathOf(c).equals("/")).allSatisfy(c -> assertThat(c)
+                .startsWith("sagas_admin=;").contains("Max-Age=0"));
+        List<String> cookies = all.stream().filter(c -> !pathOf(c).equals("/")).toList();
+        assertThat(cookies).isNotEmpty().allSatisfy(cookie -> {
+            String value = valueOf(cookie);
+            assertThat(cookie).doesNotContain(TestProduct.OPERATOR_TOKEN).doesNotContain(Base64.getUrlEncoder()
+                    .withoutPadding().encodeToString(TestProduct.OPERATOR_TOKEN.getBytes(StandardCharsets.UTF_8)));
+            assertThat(Base64.getUrlDecoder().decode(value)).hasSizeGreaterThanOrEqualTo(16);
+            // And it is HttpOnly, SameSite=Strict, short-lived and kept to the operator's paths
+            assertThat(cookie).contains("HttpOnly", "SameSite=Strict");
+            assertThat(pathOf(cookie)).isIn("/console", "/admin");
+            long maxAge = Long.parseLong(cookie.replaceAll(".*Max-Age=(\\d+).*", "$1"));
+            assertThat(maxAge).isPositive().isLessThanOrEqualTo(
+                    AdminSettings.SESSION_IDLE.parse(AdminSettings.SESSION_IDLE.defaultValue()).toSeconds());
+            // And not Secure on plain HTTP (the browser would never send it back)
+            assertThat(cookie).doesNotContain("Secure");
+        });
+        assertThat(cookies).extracting(OperatorListenerIT::pathOf).containsExactlyInAnyOrder("/console", "/admin");
+        assertThat(cookies).extracting(OperatorListenerIT::valueOf).containsOnly(valueOf(cookies.get(0)));
+        // And the session stands for the token's operator
+        HttpResponse<String> whoami = withSession(valueOf(cookies.get(0)), "/admin/whoami");
+        assertThat(whoami.statusCode()).isEqualTo(200);
+        assertThat(TestProduct.read(whoami.body()).path("name").asText()).isEqualTo("admin");
+    }
+
+    @Test
+    void shouldRefuseTheOldCookieAfterSignOut() {
+        // Given a signed-in viewer
+        String session = valueOf(signIn(TestProduct.VIEWER_TOKEN).headers().firstValue("Set-Cookie").orElseThrow());
+        assertThat(withSession(session, "/admin/whoami").statusCode()).isEqualTo(200);
+
+        // When the viewer signs out
+        HttpResponse<String> out = product.send(HttpRequest.newBuilder(product.admin("/console/logout"))
+                .header("Cookie", "sagas_admin=" + session).POST(HttpRequest.BodyPublishers.noBody()).build());
+
+        // Then the browser is told to drop the cookie, and the old value opens nothing any more
+        assertThat(out.statusCode()).isEqualTo(303);
+        assertThat(out.headers().allValues("Set-Cookie")).isNotEmpty().allSatisfy(c -> assertThat(c)
+                .contains("Max-Age=0"));
+        AdminAccessIT.assertProblem(withSession(session, "/admin/whoami"), 401);
+        HttpResponse<String> page = product.send(HttpRequest.newBuilder(product.admin("/console/"))
+                .header("Cookie", "sagas_admin=" + session).GET().build());
+        assertThat(page.body()).contains("action=\"/console/login\"").doesNotContain("/console/console.js");
     }
 
     @Test
@@ -96,5 +153,25 @@ class OperatorListenerIT {
         } catch (IOException e) {
             throw new AssertionError("no answer on the slow connection: " + e, e);
         }
+    }
+
+    private static HttpResponse<String> signIn(String token) {
+        return product.send(HttpRequest.newBuilder(product.admin("/console/login"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("token=" + token)).build());
+    }
+
+    private static HttpResponse<String> withSession(String session, String path) {
+        return product.send(HttpRequest.newBuilder(product.admin(path)).header("Cookie", "sagas_admin=" + session)
+                .header("X-Sagas-Console", "1").GET().build());
+    }
+
+    private static String valueOf(String setCookie) {
+        String pair = setCookie.substring(0, setCookie.indexOf(';'));
+        return pair.substring(pair.indexOf('=') + 1);
+    }
+
+    private static String pathOf(String setCookie) {
+        return setCookie.replaceAll(".*Path=([^;]*).*", "$1");
     }
 }

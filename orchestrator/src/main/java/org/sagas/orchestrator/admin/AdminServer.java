@@ -40,10 +40,12 @@ public final class AdminServer implements AutoCloseable {
      * @param stepBudget how long a step an operator retries may take when it runs at once
      * @param batchLease how long a batch stays with a process that stopped renewing it
      * @param edge what the listener tolerates from slow or oversized clients, as on the public API
+     * @param sessions how the console's sessions live
      */
     public record Config(String host, int port, AdminTokens tokens, boolean readOnly, Duration participantTimeout,
-            Duration stepBudget, Duration batchLease, EdgeLimits edge) {
+            Duration stepBudget, Duration batchLease, EdgeLimits edge, SessionPolicy sessions) {
         public Config {
+            Objects.requireNonNull(sessions, "sessions");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(tokens, "tokens");
             Objects.requireNonNull(edge, "edge");
@@ -78,7 +80,8 @@ public final class AdminServer implements AutoCloseable {
 
     public static AdminServer start(Config config, Parts parts) {
         AuditLog audit = new AuditLog(parts.jdbi());
-        Guard guard = new Guard(config.tokens(), config.readOnly(), audit);
+        ConsoleSessions sessions = new ConsoleSessions(config.sessions(), parts.clock(), parts.registry());
+        Guard guard = new Guard(config.tokens(), sessions, config.readOnly(), audit);
         SagaActions actions = new SagaActions(parts.engine(), parts.jdbi(), audit, config.stepBudget().toMillis());
         ParticipantSnapshots snapshots = new ParticipantSnapshots(parts.participants(), config.participantTimeout(),
                 parts.clock());
@@ -88,7 +91,7 @@ public final class AdminServer implements AutoCloseable {
                 parts.clock());
         SagaRoutes sagas = new SagaRoutes(parts.orders(), new SagaInspector(parts.jdbi(), parts.orders(), audit,
                 snapshots), actions, guard);
-        Console console = new Console(config.tokens());
+        Console console = new Console(config.tokens(), sessions);
         Consumer<String> refused = reason -> parts.registry().counter(REFUSED, "reason", reason).increment();
         EdgeLimits edge = config.edge();
         Javalin app = Javalin.create(c -> {

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.admin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,18 +15,19 @@ import org.slf4j.LoggerFactory;
  * Thread-safe.
  */
 final class Guard {
-    static final String CONSOLE_COOKIE = "sagas_admin";
     /** A console request authenticated by its cookie must carry this header (cross-site forms cannot). */
     static final String CONSOLE_HEADER = "X-Sagas-Console";
     private static final String OPERATOR = "admin.operator";
     private static final Logger log = LoggerFactory.getLogger(Guard.class);
 
     private final AdminTokens tokens;
+    private final ConsoleSessions sessions;
     private final boolean readOnly;
     private final AuditLog audit;
 
-    Guard(AdminTokens tokens, boolean readOnly, AuditLog audit) {
+    Guard(AdminTokens tokens, ConsoleSessions sessions, boolean readOnly, AuditLog audit) {
         this.tokens = tokens;
+        this.sessions = sessions;
         this.readOnly = readOnly;
         this.audit = audit;
     }
@@ -34,16 +36,23 @@ final class Guard {
         return readOnly;
     }
 
-    /** Before every route but the console's login page: authenticates or answers 401. */
+    /**
+     * Before every route but the console's own: authenticates a bearer token, or a console
+     * session (its cookie with {@link #CONSOLE_HEADER}, the cookie renewed), or answers 401.
+     */
     void authenticate(Context ctx) {
         String header = ctx.header("Authorization");
-        String presented = null;
-        if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            presented = header.substring(7).strip();
-        } else if (ctx.header(CONSOLE_HEADER) != null) {
-            presented = Console.token(ctx);
+        Optional<Operator> who;
+        if (header == null && ctx.header(CONSOLE_HEADER) != null) {
+            who = sessions.use(SessionCookie.read(ctx)).map(active -> {
+                SessionCookie.set(ctx, SessionCookie.read(ctx), active.cookieMaxAge(),
+                        sessions.policy().secureCookie());
+                return active.operator();
+            });
+        } else {
+            boolean bearer = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7);
+            who = tokens.authenticate(bearer ? header.substring(7).strip() : null);
         }
-        var who = tokens.authenticate(presented);
         if (who.isEmpty()) {
             ctx.header("WWW-Authenticate", "Bearer realm=\"sagas-admin\"");
             throw new AdminRefusal(401, "unauthorized", "Authentication required", header == null
