@@ -52,7 +52,7 @@ final class AdminRole implements AutoCloseable {
         try {
             AdminServer server = AdminServer.start(new AdminServer.Config(admin.host(), admin.port(), tokens,
                     admin.readOnly(), admin.participantTimeout(), Duration.ofSeconds(2), Duration.ofSeconds(15),
-                    ApiProtection.from(s).limits(), admin.sessions()),
+                    ApiProtection.from(s).limits(), admin.sessions(), admin.failures()),
                     new AdminServer.Parts(node.jdbi, node.engine, new OrderStore(node.jdbi),
                             new HttpParticipantViews(URI.create(s.inventoryUrl()), URI.create(s.paymentUrl())),
                             new RelayDeadLetters(new OutboxDeadLetters(node.dataSource)), kafka, node.clock,

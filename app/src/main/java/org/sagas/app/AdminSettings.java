@@ -10,6 +10,7 @@ import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.config.Setting;
 import org.sagas.orchestrator.config.SettingsTable;
 import org.sagas.orchestrator.admin.AdminTokens;
+import org.sagas.orchestrator.admin.FailureLimit;
 import org.sagas.orchestrator.admin.SessionPolicy;
 
 /**
@@ -19,7 +20,7 @@ import org.sagas.orchestrator.admin.SessionPolicy;
  * @param token null when unset
  */
 record AdminSettings(String host, int port, Path tokensFile, String token, boolean readOnly,
-        Duration participantTimeout, SessionPolicy sessions) {
+        Duration participantTimeout, SessionPolicy sessions, FailureLimit failures) {
 
     private static final Set<String> API = Set.of("api");
 
@@ -44,12 +45,16 @@ record AdminSettings(String host, int port, Path tokensFile, String token, boole
             API, "most console sessions held at once (in memory); signing in beyond ends the least recently used");
     static final Setting<Boolean> CONSOLE_TLS = Setting.bool("SAGA_ADMIN_CONSOLE_TLS", false, API,
             "the console is reached over TLS (a proxy in front): its cookie is Secure even on plain HTTP here");
+    static final Setting<Integer> AUTH_FAILURES = Setting.integer("SAGA_ADMIN_AUTH_FAILURES", 5, 1, 1_000_000,
+            "failures", API, "wrong tokens (sign-ins, 401s) one address may present at once before 429");
+    static final Setting<Integer> AUTH_FAILURES_PER_MINUTE = Setting.integer("SAGA_ADMIN_AUTH_FAILURES_PER_MINUTE",
+            6, 1, 1_000_000, "failures/min", API, "how fast an address's allowance of wrong tokens comes back");
     static final Setting<String> URL = Setting.text("SAGA_ADMIN_URL", "http://127.0.0.1:8090", Set.of("admin CLI"),
             "where ./sagas admin finds the operator API");
 
     /** The operator API's and its CLI's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Operator API (admin)", List.of(HOST, PORT, TOKENS_FILE,
-            TOKEN, READ_ONLY, PARTICIPANT_TIMEOUT, SESSION_IDLE, SESSION_MAX_AGE, SESSIONS, CONSOLE_TLS, URL));
+            TOKEN, READ_ONLY, PARTICIPANT_TIMEOUT, SESSION_IDLE, SESSION_MAX_AGE, SESSIONS, CONSOLE_TLS, AUTH_FAILURES, AUTH_FAILURES_PER_MINUTE, URL));
 
     static AdminSettings from(Settings settings) {
         SettingsTable.Values v;
@@ -69,7 +74,8 @@ record AdminSettings(String host, int port, Path tokensFile, String token, boole
                     + e.getMessage(), e);
         }
         return new AdminSettings(v.get(HOST), v.get(PORT), file.isBlank() ? null : Path.of(file),
-                token.isBlank() ? null : token, v.get(READ_ONLY), v.get(PARTICIPANT_TIMEOUT), sessions);
+                token.isBlank() ? null : token, v.get(READ_ONLY), v.get(PARTICIPANT_TIMEOUT), sessions,
+                new FailureLimit(v.get(AUTH_FAILURES), v.get(AUTH_FAILURES_PER_MINUTE)));
     }
 
     /** The tokens from the file and the environment; empty when neither is set. */

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -104,6 +105,35 @@ class OperatorListenerIT {
     }
 
     @Test
+    void shouldAnswer429AfterRepeatedFailuresFromOneAddressButKeepASignedInSession() {
+        // Given an address allowed three failures, and a console session opened before
+        int allowed = 3;
+        product.ensure(Map.of("SAGA_ADMIN_AUTH_FAILURES", Integer.toString(allowed)));
+        String session = valueOf(signIn(TestProduct.OPERATOR_TOKEN).headers().firstValue("Set-Cookie").orElseThrow());
+        double throttledBefore = refused("auth-throttled");
+
+        // When that address keeps guessing tokens at the login form
+        List<Integer> answers = new ArrayList<>();
+        for (int i = 0; i <= allowed; i++) {
+            answers.add(signIn("guess-" + i).statusCode());
+        }
+        HttpResponse<String> throttled = signIn("guess-again");
+
+        // Then the first failures are 401, then 429 with Retry-After as problem+json
+        assertThat(answers).containsExactly(401, 401, 401, 429);
+        AdminAccessIT.assertProblem(throttled, 429);
+        assertThat(throttled.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+                s -> assertThat(s).isPositive());
+        // And bearer tokens from that address are refused the same way, right or wrong
+        AdminAccessIT.assertProblem(new AdminHttp(product, "wrong").get("/admin/whoami"), 429);
+        AdminAccessIT.assertProblem(AdminHttp.operator(product).get("/admin/whoami"), 429);
+        // And the session opened before is not slowed
+        assertThat(withSession(session, "/admin/whoami").statusCode()).isEqualTo(200);
+        // And the refusals are counted
+        assertThat(refused("auth-throttled")).isGreaterThanOrEqualTo(throttledBefore + 4);
+    }
+
+    @Test
     void shouldCutOffClientsSendingTheirBodySlowlyOnTheOperatorPort() throws Exception {
         // Given a few clients that send their request's headers and then a trickle of its body
         int port = product.product().adminPort();
@@ -164,6 +194,12 @@ class OperatorListenerIT {
     private static HttpResponse<String> withSession(String session, String path) {
         return product.send(HttpRequest.newBuilder(product.admin(path)).header("Cookie", "sagas_admin=" + session)
                 .header("X-Sagas-Console", "1").GET().build());
+    }
+
+    private static double refused(String reason) {
+        Metrics metrics = product.metrics();
+        return metrics.has("saga_admin_refused_total", "reason", reason)
+                ? metrics.value("saga_admin_refused_total", "reason", reason) : 0;
     }
 
     private static String valueOf(String setCookie) {

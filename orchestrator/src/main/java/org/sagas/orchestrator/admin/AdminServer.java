@@ -41,10 +41,13 @@ public final class AdminServer implements AutoCloseable {
      * @param batchLease how long a batch stays with a process that stopped renewing it
      * @param edge what the listener tolerates from slow or oversized clients, as on the public API
      * @param sessions how the console's sessions live
+     * @param failures how many wrong tokens one address may present before it is answered 429
      */
     public record Config(String host, int port, AdminTokens tokens, boolean readOnly, Duration participantTimeout,
-            Duration stepBudget, Duration batchLease, EdgeLimits edge, SessionPolicy sessions) {
+            Duration stepBudget, Duration batchLease, EdgeLimits edge, SessionPolicy sessions,
+            FailureLimit failures) {
         public Config {
+            Objects.requireNonNull(failures, "failures");
             Objects.requireNonNull(sessions, "sessions");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(tokens, "tokens");
@@ -80,8 +83,10 @@ public final class AdminServer implements AutoCloseable {
 
     public static AdminServer start(Config config, Parts parts) {
         AuditLog audit = new AuditLog(parts.jdbi());
+        Consumer<String> refused = reason -> parts.registry().counter(REFUSED, "reason", reason).increment();
         ConsoleSessions sessions = new ConsoleSessions(config.sessions(), parts.clock(), parts.registry());
-        Guard guard = new Guard(config.tokens(), sessions, config.readOnly(), audit);
+        AuthThrottle throttle = new AuthThrottle(config.failures(), refused, System::nanoTime);
+        Guard guard = new Guard(config.tokens(), sessions, throttle, config.readOnly(), audit);
         SagaActions actions = new SagaActions(parts.engine(), parts.jdbi(), audit, config.stepBudget().toMillis());
         ParticipantSnapshots snapshots = new ParticipantSnapshots(parts.participants(), config.participantTimeout(),
                 parts.clock());
@@ -91,8 +96,7 @@ public final class AdminServer implements AutoCloseable {
                 parts.clock());
         SagaRoutes sagas = new SagaRoutes(parts.orders(), new SagaInspector(parts.jdbi(), parts.orders(), audit,
                 snapshots), actions, guard);
-        Console console = new Console(config.tokens(), sessions);
-        Consumer<String> refused = reason -> parts.registry().counter(REFUSED, "reason", reason).increment();
+        Console console = new Console(config.tokens(), sessions, throttle);
         EdgeLimits edge = config.edge();
         Javalin app = Javalin.create(c -> {
             c.startup.showJavalinBanner = false;

@@ -24,14 +24,16 @@ final class Console {
     private static final Logger log = LoggerFactory.getLogger(Console.class);
     private final AdminTokens tokens;
     private final ConsoleSessions sessions;
+    private final AuthThrottle throttle;
     private final String loginPage = resource("login.html");
     private final String appPage = resource("console.html");
     private final String script = resource("console.js");
     private final String style = resource("console.css");
 
-    Console(AdminTokens tokens, ConsoleSessions sessions) {
+    Console(AdminTokens tokens, ConsoleSessions sessions, AuthThrottle throttle) {
         this.tokens = tokens;
         this.sessions = sessions;
+        this.throttle = throttle;
     }
 
     /** The console's own routes authenticate by themselves (the login form has no token yet). */
@@ -60,15 +62,34 @@ final class Console {
     }
 
     private void signIn(Context ctx) {
-        String token = ctx.formParam("token");
-        Optional<Operator> who = token == null ? Optional.empty() : tokens.authenticate(token.strip());
-        if (who.isEmpty()) {
-            log.warn("console sign-in refused from {}: not a valid token", ctx.req().getRemoteAddr());
-            html(ctx, 401, loginPage.replace("{{error}}", "<p class=error>That token is not valid.</p>"));
+        String address = ctx.req().getRemoteAddr();
+        long wait = throttle.refusing(address);
+        if (wait == 0) {
+            String token = ctx.formParam("token");
+            Optional<Operator> who = token == null ? Optional.empty() : tokens.authenticate(token.strip());
+            if (who.isPresent()) {
+                openSession(ctx, who.get());
+                return;
+            }
+            wait = throttle.failed(address, AuthThrottle.Attempt.SIGN_IN);
+            if (wait == 0) {
+                html(ctx, 401, loginPage.replace("{{error}}", "<p class=error>That token is not valid.</p>"));
+                return;
+            }
+        }
+        AdminRefusal refusal = Guard.throttled(ctx, wait);
+        if (ctx.header("Accept") != null && ctx.header("Accept").contains("text/html")) {
+            // A person at the form: the same answer, as a page.
+            html(ctx, 429, loginPage.replace("{{error}}", "<p class=error>Too many wrong tokens from this address:"
+                    + " try again in " + wait + " s.</p>"));
             return;
         }
-        String id = sessions.open(who.get());
-        log.info("console session opened for {} ({}) from {}", who.get().name(), who.get().role().text(),
+        throw refusal;
+    }
+
+    private void openSession(Context ctx, Operator who) {
+        String id = sessions.open(who);
+        log.info("console session opened for {} ({}) from {}", who.name(), who.role().text(),
                 ctx.req().getRemoteAddr());
         SessionCookie.open(ctx, id, sessions.policy().idle(), sessions.policy().secureCookie());
         ctx.redirect("/console/", HttpStatus.SEE_OTHER);

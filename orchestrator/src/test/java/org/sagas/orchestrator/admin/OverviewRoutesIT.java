@@ -86,7 +86,7 @@ class OverviewRoutesIT {
         };
         server = AdminServer.start(new AdminServer.Config("127.0.0.1", 0, AdminTokens.operator(TOKEN), false,
                 Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(15), EdgeLimits.defaults(),
-                SessionPolicy.defaults()),
+                SessionPolicy.defaults(), FailureLimit.defaults()),
                 new AdminServer.Parts(jdbi, engine, new OrderStore(jdbi), new NoParticipants(), new NoOutboxDeadLetters(),
                         new KafkaAway(), clock, ReconciliationFindings.NONE, sources, new SimpleMeterRegistry()));
     }
