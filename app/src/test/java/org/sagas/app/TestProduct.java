@@ -82,6 +82,8 @@ final class TestProduct implements AutoCloseable {
         env.put("SAGA_ADMIN_TOKEN", OPERATOR_TOKEN);
         env.put("SAGA_ADMIN_TOKENS_FILE", tokensFile().toString());
         env.put("SAGA_SANDBOX_LEDGER_TOKEN", LEDGER_TOKEN);
+        // Every test calls from 127.0.0.1, and some try wrong tokens: throttling has a test of its own.
+        env.put("SAGA_ADMIN_AUTH_FAILURES", "1000000");
         // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
         env.put("SAGA_WARM_UP_ORDERS", "20");
         return env;

@@ -3,13 +3,16 @@ package org.sagas.orchestrator.admin;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.http.EdgeLimits;
 import org.sagas.orchestrator.http.InvalidRequest;
 import org.sagas.orchestrator.http.OpenApiDocument;
 import org.sagas.orchestrator.http.Problems;
@@ -36,12 +39,19 @@ public final class AdminServer implements AutoCloseable {
      * @param participantTimeout how long an inspection waits for each participant's view
      * @param stepBudget how long a step an operator retries may take when it runs at once
      * @param batchLease how long a batch stays with a process that stopped renewing it
+     * @param edge what the listener tolerates from slow or oversized clients, as on the public API
+     * @param sessions how the console's sessions live
+     * @param failures how many wrong tokens one address may present before it is answered 429
      */
     public record Config(String host, int port, AdminTokens tokens, boolean readOnly, Duration participantTimeout,
-            Duration stepBudget, Duration batchLease) {
+            Duration stepBudget, Duration batchLease, EdgeLimits edge, SessionPolicy sessions,
+            FailureLimit failures) {
         public Config {
+            Objects.requireNonNull(failures, "failures");
+            Objects.requireNonNull(sessions, "sessions");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(tokens, "tokens");
+            Objects.requireNonNull(edge, "edge");
             if (tokens.isEmpty()) {
                 throw new IllegalArgumentException("the operator API needs at least one token");
             }
@@ -52,10 +62,14 @@ public final class AdminServer implements AutoCloseable {
      * What the operator API works on: the product's own parts and the ports to the rest.
      *
      * @param overview the overview's figures from outside the orchestrator ({@link OverviewSources#NONE}: none)
+     * @param registry where the listener's refusals ({@value #REFUSED}) and the console's sessions are counted
      */
     public record Parts(Jdbi jdbi, SagaEngine engine, OrderStore orders, ParticipantViews participants,
             OutboxDeadLetterPort outboxDeadLetters, KafkaDeadLetters kafkaDeadLetters, Clock clock,
-            ReconciliationFindings findings, OverviewSources overview) {}
+            ReconciliationFindings findings, OverviewSources overview, MeterRegistry registry) {}
+
+    /** Requests the operator listener refused before any action, by reason: {@code saga_admin_refused_total{reason}}. */
+    public static final String REFUSED = "saga.admin.refused";
 
     private final Javalin app;
     private final BatchRunner batchRunner;
@@ -69,7 +83,10 @@ public final class AdminServer implements AutoCloseable {
 
     public static AdminServer start(Config config, Parts parts) {
         AuditLog audit = new AuditLog(parts.jdbi());
-        Guard guard = new Guard(config.tokens(), config.readOnly(), audit);
+        Consumer<String> refused = reason -> parts.registry().counter(REFUSED, "reason", reason).increment();
+        ConsoleSessions sessions = new ConsoleSessions(config.sessions(), parts.clock(), parts.registry());
+        AuthThrottle throttle = new AuthThrottle(config.failures(), refused, System::nanoTime);
+        Guard guard = new Guard(config.tokens(), sessions, throttle, config.readOnly(), audit);
         SagaActions actions = new SagaActions(parts.engine(), parts.jdbi(), audit, config.stepBudget().toMillis());
         ParticipantSnapshots snapshots = new ParticipantSnapshots(parts.participants(), config.participantTimeout(),
                 parts.clock());
@@ -79,10 +96,16 @@ public final class AdminServer implements AutoCloseable {
                 parts.clock());
         SagaRoutes sagas = new SagaRoutes(parts.orders(), new SagaInspector(parts.jdbi(), parts.orders(), audit,
                 snapshots), actions, guard);
-        Console console = new Console(config.tokens());
+        Console console = new Console(config.tokens(), sessions, throttle);
+        EdgeLimits edge = config.edge();
         Javalin app = Javalin.create(c -> {
             c.startup.showJavalinBanner = false;
-            c.http.maxRequestSize = 64 * 1024;
+            // The public API's limits, from the same code (docs/security.md): a slow sender holds a
+            // buffer and a slot, never one of the few threads.
+            c.http.maxRequestSize = edge.maxBodyBytes();
+            edge.apply(c);
+            edge.listen(c, config.host(), config.port());
+            edge.gateBodies(c, refused);
             QueuedThreadPool pool = new QueuedThreadPool(32, 2, 60_000);
             pool.setName("admin");
             c.jetty.threadPool = pool;
@@ -117,6 +140,7 @@ public final class AdminServer implements AutoCloseable {
                 }
             });
         }).start(config.host(), config.port());
+        edge.applyIdleTimeout(app.jettyServer().server());
         runner.start();
         log.info("operator API on {}:{} ({} token(s){})", config.host(), app.port(), config.tokens().size(),
                 config.readOnly() ? ", read-only" : "");

@@ -11,5 +11,9 @@
  * relay's dead-lettered outbox rows — comes in through the ports {@link
  * org.sagas.orchestrator.admin.ParticipantViews}, {@link org.sagas.orchestrator.admin.KafkaDeadLetters}
  * and {@link org.sagas.orchestrator.admin.OutboxDeadLetterPort}.
+ *
+ * <p>The listener has the public API's edge limits; the console signs in to server-side sessions
+ * ({@code ConsoleSessions}, the cookie holds only their id), and wrong tokens are throttled per
+ * remote address ({@code AuthThrottle}): docs/security.md, ADR 0023.
  */
 package org.sagas.orchestrator.admin;

@@ -58,6 +58,19 @@ public final class ClientQuotas {
         return Math.max(1, (long) Math.ceil(missing / ratePerSecond));
     }
 
+    /**
+     * The whole seconds until {@code client} has a token (at least 1), or 0 if it has one now;
+     * takes none. A client never seen has a full bucket.
+     */
+    public long waitFor(String client) {
+        if (ratePerSecond == 0) {
+            return 0;
+        }
+        Bucket bucket = buckets.get(client);
+        double missing = bucket == null ? 0 : bucket.missing(nanoTime.getAsLong(), ratePerSecond, burst);
+        return missing <= 0 ? 0 : Math.max(1, (long) Math.ceil(missing / ratePerSecond));
+    }
+
     /** Buckets held now (for tests and metrics). */
     int size() {
         return buckets.size();
@@ -87,6 +100,12 @@ public final class ClientQuotas {
                 return 0;
             }
             return 1 - tokens;
+        }
+
+        /** How many tokens are missing for one to be taken (0: one can). */
+        synchronized double missing(long now, double rate, double burst) {
+            refill(now, rate, burst);
+            return tokens >= 1 ? 0 : 1 - tokens;
         }
 
         synchronized boolean fullAt(long now, double rate, double burst) {

@@ -91,8 +91,12 @@ public record EdgeLimits(Duration idleTimeout, long minBytesPerSecond, Duration 
         }
     }
 
-    /** A gate that reads each body before the application, within these limits (see {@link BodyGate}). */
-    void gateBodies(JavalinConfig config, Consumer<String> refused) {
+    /**
+     * A gate that reads each body before the application, within these limits (see {@link BodyGate}),
+     * reporting each refusal's reason to {@code refused}. Every listener with routes that read a body
+     * puts it on: the public API and the operator API alike.
+     */
+    public void gateBodies(JavalinConfig config, Consumer<String> refused) {
         gateBodies(config, refused, request -> OptionalInt.empty());
     }
 

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.sagas.migrations.Migrations;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.http.EdgeLimits;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.resilience.CircuitState;
 import org.sagas.orchestrator.saga.SagaEngine;
@@ -83,9 +85,10 @@ class OverviewRoutesIT {
             }
         };
         server = AdminServer.start(new AdminServer.Config("127.0.0.1", 0, AdminTokens.operator(TOKEN), false,
-                Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(15)),
+                Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(15), EdgeLimits.defaults(),
+                SessionPolicy.defaults(), FailureLimit.defaults()),
                 new AdminServer.Parts(jdbi, engine, new OrderStore(jdbi), new NoParticipants(), new NoOutboxDeadLetters(),
-                        new KafkaAway(), clock, ReconciliationFindings.NONE, sources));
+                        new KafkaAway(), clock, ReconciliationFindings.NONE, sources, new SimpleMeterRegistry()));
     }
 
     @AfterAll
