@@ -8,7 +8,8 @@ cd "$(dirname "$0")"
 umask 077
 mkdir -p secrets
 chmod 700 secrets
-for name in db_superuser_password db_owner_password db_api_password db_saga_worker_password \
+for name in kafka_admin_password kafka_api kafka_saga_worker kafka_relay kafka_payment_worker \
+  kafka_reconciler kafka_sandbox db_superuser_password db_owner_password db_api_password db_saga_worker_password \
     db_relay_password db_payment_worker_password db_reconciler_password db_sandbox_password \
     grafana_admin_password sandbox_ledger_token; do
   if [ ! -s "secrets/$name" ]; then

@@ -35,10 +35,29 @@ class DockerComposeTest {
         assertThat(map(services.get("postgres")).get("image")).isEqualTo("postgres:16");
         Map<String, Object> kafka = map(services.get("kafka"));
         assertThat((String) kafka.get("image")).startsWith("apache/kafka");
-        assertThat(map(kafka.get("environment")).get("KAFKA_PROCESS_ROLES")).isEqualTo("broker,controller");
+        assertThat(list(kafka.get("volumes"))).anyMatch(v -> String.valueOf(v).endsWith(":/etc/sagas/kafka-start.sh:ro"));
         assertThat(services).containsKey("prometheus");
         assertThat(Files.exists(ROOT.resolve("Dockerfile"))).isTrue();
         assertThat(Files.readString(ROOT.resolve("ops/prometheus.yml"))).contains("/metrics");
+    }
+
+    @Test
+    void shouldSignEachRoleInToKafkaAsItsOwnUserOnABrokerThatAuthenticates() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String broker = Files.readString(ROOT.resolve("ops/kafka/start.sh"));
+
+        for (String role : Main.ROLES) {
+            Map<String, Object> env = map(map(services.get(role)).get("environment"));
+            assertThat(env.get("SAGA_KAFKA_USER")).as("%s's Kafka user", role).isEqualTo(KafkaAccess.of(role).user());
+            assertThat(String.valueOf(env.get("SAGA_KAFKA_PASSWORD_FILE"))).startsWith("/run/secrets/kafka_");
+            assertThat(map(map(services.get(role)).get("depends_on"))).containsKey("kafka-access");
+        }
+        // No listener takes anyone; only the super user is above the ACLs.
+        assertThat(broker).contains("listener.security.protocol.map=CLIENT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "allow.everyone.if.no.acl.found=false", "super.users=User:$admin");
+        assertThat(broker).doesNotContain("PLAINTEXT://", "CLIENT:PLAINTEXT");
+        assertThat(list(map(services.get("kafka-access")).get("command"))).containsExactly("kafka-access");
     }
 
     @Test
