@@ -73,13 +73,28 @@ final class SagaStore {
                         + " step_retries = :retries, cause_code = :causeCode, cause_detail = :causeDetail,"
                         + " incident_cause = :incidentCause, incident_detail = :incidentDetail,"
                         + " incident_at = :incidentAt, updated_at = now()"
-                        + " WHERE saga_id = :id AND version = :expected RETURNING saga_id) " + HISTORY + " FROM moved")
-                .bind("id", s.id()).bind("expected", t.before().version()).bindMap(reason(t.reason()))
+                        + " WHERE saga_id = :id AND version = :expected RETURNING saga_id) " + HISTORY
+                        + " FROM moved WHERE :changed")
+                .bind("id", s.id()).bind("expected", t.before().version()).bind("changed", changesState(t))
+                .bindMap(reason(t.reason()))
                 .bindMap(values(s)).execute();
         if (rows != 1) {
             throw new ConcurrentSagaUpdate(s.id(), t.before().version());
         }
         OutboxWriter.append(h, outgoing(t, events), s.id().toString());
+    }
+
+    /**
+     * Whether {@code t} is a change the history shows. Parked again on the same participant, at the
+     * same status, step and label, is a retry: the saga's park count says how many, and a long
+     * outage adds no history row per attempt.
+     */
+    static boolean changesState(Transition<?> t) {
+        SagaInstance<?> b = t.before();
+        SagaInstance<?> a = t.after();
+        boolean reparked = a.parkedOn() != null && a.parkedOn().equals(b.parkedOn());
+        return !(reparked && a.status() == b.status() && a.stepIndex() == b.stepIndex()
+                && java.util.Objects.equals(a.label(), b.label()));
     }
 
     /** A transition's messages, then the events that tell of it: one outbox row per key (OutboxWriter). */

@@ -219,6 +219,25 @@ class SagaDecisionsTest {
     }
 
     @Test
+    void shouldWriteHistoryForAParkButNotForEachRetryOfIt() {
+        // Given a compensation parked on an unavailable participant
+        SagaInstance<Trip> compensating = SagaDecisions.afterReply(saga, awaitingFlight(),
+                StepResult.refused(Reason.of("flight_full")), now, timings).after();
+        Transition<Trip> parked = SagaDecisions.afterSyncStep(saga, compensating,
+                StepResult.unavailable("hotels", Reason.of("hotels_down", "refused connection")), now, timings);
+
+        // When it is tried again and the participant is still down
+        Transition<Trip> again = SagaDecisions.afterSyncStep(saga, parked.after(),
+                StepResult.unavailable("hotels", Reason.of("hotels_down", "refused connection")),
+                now.plusSeconds(5), timings);
+
+        // Then the park is history, the retry is only counted on the saga
+        assertThat(SagaStore.changesState(parked)).isTrue();
+        assertThat(SagaStore.changesState(again)).isFalse();
+        assertThat(again.after().parkCount()).isGreaterThanOrEqualTo(parked.after().parkCount());
+    }
+
+    @Test
     void shouldPublishAsynchronousCompensationsWhileUndoing() {
         SagaInstance<Trip> atCar = SagaDecisions.afterReply(saga, awaitingFlight(),
                 StepResult.done(new Trip("ada", true, false)), now, timings).after();
