@@ -238,6 +238,9 @@ final class Product implements AutoCloseable {
                     jobs));
             components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
                     jobs));
+            Duration stall = o.get(OrchestratorSettings.COMPENSATION_STALL);
+            components.start(new PeriodicJob("stalled-compensations", Duration.ofSeconds(30), Duration.ofSeconds(30),
+                    () -> node.engine.flagStalledCompensations(stall, 500), jobs));
             IdempotencyStore keys = new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION));
             components.start(new PeriodicJob("idempotency-retention", period, Duration.ofMinutes(10),
                     () -> keys.deleteExpired(node.clock.instant()), jobs));

@@ -21,6 +21,8 @@ import org.sagas.reconciler.FindingSink;
 import org.sagas.reconciler.LedgerPuller;
 import org.sagas.reconciler.ReconcilerStreams;
 import org.sagas.reconciler.RepairWorker;
+import org.sagas.adapters.messaging.SagaReplyConsumer;
+import org.sagas.orchestrator.saga.IncidentCause;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +58,8 @@ final class ReconcilerRole implements AutoCloseable {
             role.started.start(Component.of("finding-sink", new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafka(),
                     node.relayWakeUp(), node.registry).start()));
             role.started.start(Component.of("repair-worker", new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
-                    s.inventoryUrl())), s.kafka(), node.registry).start()));
+                    s.inventoryUrl())), s.kafka(), node.registry, (orderId, why) -> SagaReplyConsumer.sagaId(orderId)
+                    .ifPresent(id -> node.engine.raiseIncident(id, IncidentCause.REPAIR_FAILED, why))).start()));
             role.started.start(Component.of("finding-gauges", new FindingGauges(node.jdbi, node.registry).start(Duration.ofSeconds(5))));
             return role;
         } catch (IOException e) {

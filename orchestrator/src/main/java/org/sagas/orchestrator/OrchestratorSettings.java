@@ -72,6 +72,9 @@ public final class OrchestratorSettings {
             3_600_000, Set.of("reconciler"), "how often PAYMENT_UNKNOWN orders are settled from the provider");
     public static final Setting<Duration> HOUSEKEEPING_PERIOD = millis("SAGA_HOUSEKEEPING_PERIOD_MS", 1_000, 10,
             3_600_000, WORKER, "how often step timeouts and expiry of parked sagas are checked");
+    public static final Setting<Duration> COMPENSATION_STALL = millis("SAGA_COMPENSATION_STALL_MS", 900_000, 1_000,
+            31_536_000_000L, WORKER, "a compensation parked on its participant longer than this becomes an incident"
+                    + " (COMPENSATION_STALLED), and is still retried");
     public static final Setting<Duration> IDEMPOTENCY_RETENTION = millis("SAGA_IDEMPOTENCY_RETENTION_MS",
             86_400_000, 60_000, 31_536_000_000L, WORKER, "how long an Idempotency-Key answers the same");
     public static final Setting<Duration> GAUGES_PERIOD = millis("SAGA_GAUGES_PERIOD_MS", 500, 10, 60_000,
@@ -99,6 +102,6 @@ public final class OrchestratorSettings {
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
             INVENTORY_LAYERS, SHEDDING, ADMISSION_ADAPTIVE, ADMISSION_QUEUE, PENDING_CAP, REQUEST_BUDGET, MAX_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
             FOREGROUND_MAX_WAIT, FOREGROUND_CPU_PERCENT, PAYMENT_CALL_BUDGET, RESUME_TICK, RESUME_STEP_BUDGET,
-            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
+            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
             CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));
 }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.sagas.adapters.http.ParticipantError;
@@ -40,13 +41,19 @@ public final class RepairWorker implements AutoCloseable {
     private final MeterRegistry registry;
     private final ConsumerLoop loop;
 
+    /**
+     * @param givenUp told (order id, why) when a repair kept failing and was dead-lettered, so it
+     *     does not end in silence (the product raises an incident on the order)
+     */
     public RepairWorker(PaymentProvider payments, InventoryPort inventory, KafkaConnection kafka,
-            MeterRegistry registry) {
+            MeterRegistry registry, BiConsumer<String, String> givenUp) {
         this.payments = payments;
         this.inventory = inventory;
         this.registry = registry;
         this.loop = new ConsumerLoop(kafka, CONSUMER, Topics.RECONCILIATION_REPAIRS, this::handle,
-                ConsumerLoop.BatchGate.NONE, registry);
+                ConsumerLoop.BatchGate.NONE, registry, ConsumerLoop.DEFAULT_RETRY_FOR,
+                (record, reason) -> givenUp.accept(record.key(), "repair " + record.topic() + "/"
+                        + record.partition() + "@" + record.offset() + " dead-lettered: " + reason));
     }
 
     public RepairWorker start() {

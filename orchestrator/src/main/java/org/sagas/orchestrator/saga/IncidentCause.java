@@ -14,5 +14,9 @@ public enum IncidentCause {
     /** A reply to the saga kept failing and went to the dead-letter topic. */
     POISON_REPLY,
     /** A step kept throwing: its bounded retries are spent. */
-    STEP_FAILED
+    STEP_FAILED,
+    /** A compensation has waited on its participant longer than SAGA_COMPENSATION_STALL_MS (still retried). */
+    COMPENSATION_STALLED,
+    /** A repair the reconciler asked for (a refund, a release) kept failing and was dead-lettered. */
+    REPAIR_FAILED
 }

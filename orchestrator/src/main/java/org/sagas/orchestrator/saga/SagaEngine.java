@@ -4,6 +4,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -324,6 +325,28 @@ public final class SagaEngine {
         if (raised) {
             log.error("saga {} needs an operator: incident {} ({})", id, cause, detail);
             incidentListeners.forEach(l -> l.accept(id, cause));
+        }
+        return raised;
+    }
+
+    /**
+     * Raises {@link IncidentCause#COMPENSATION_STALLED} on up to {@code limit} sagas compensating,
+     * parked on a participant, since longer than {@code stalledAfter} (by their label's time) and
+     * with no incident yet. They are still retried; the incident tells an operator. Returns how many.
+     */
+    public int flagStalledCompensations(Duration stalledAfter, int limit) {
+        List<Map<String, Object>> stalled = jdbi.withHandle(h -> h.createQuery("SELECT saga_id, parked_on,"
+                        + " park_count FROM saga_instance WHERE status = 'COMPENSATING' AND parked_on IS NOT NULL"
+                        + " AND incident_cause IS NULL AND label_at < :before ORDER BY label_at LIMIT :limit")
+                .bind("before", java.sql.Timestamp.from(clock.instant().minus(stalledAfter)))
+                .bind("limit", limit).mapToMap().list());
+        int raised = 0;
+        for (Map<String, Object> row : stalled) {
+            if (raiseIncident((UUID) row.get("saga_id"), IncidentCause.COMPENSATION_STALLED, "compensating, parked on "
+                    + row.get("parked_on") + " for more than " + stalledAfter.toMinutes() + " min ("
+                    + row.get("park_count") + " parks); still retried")) {
+                raised++;
+            }
         }
         return raised;
     }

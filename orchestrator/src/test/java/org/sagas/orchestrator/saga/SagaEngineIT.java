@@ -66,6 +66,28 @@ class SagaEngineIT {
     }
 
     @Test
+    void shouldRaiseAnIncidentOnACompensationThatWaitsTooLongAndKeepRetryingIt() {
+        // Given a trip whose compensation has waited on the hotels for an hour
+        UUID id = UUID.randomUUID();
+        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        jdbi.useHandle(h -> h.execute("UPDATE saga_instance SET status = 'COMPENSATING', parked_on = 'hotels',"
+                + " park_count = 700, next_attempt_at = now(), label_at = now() - interval '1 hour' WHERE saga_id = ?", id));
+
+        // When the check runs (twice)
+        int first = engine.flagStalledCompensations(Duration.ofMinutes(15), 500);
+        int second = engine.flagStalledCompensations(Duration.ofMinutes(15), 500);
+
+        // Then it is an incident once, with the participant named, and still due to be retried
+        SagaInstance<?> saga = engine.find(id).orElseThrow();
+        assertThat(first).isEqualTo(1);
+        assertThat(second).isZero();
+        assertThat(saga.incident().cause()).isEqualTo(IncidentCause.COMPENSATION_STALLED);
+        assertThat(saga.incident().detail()).contains("hotels");
+        assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATING);
+        assertThat(saga.parkedOn()).isEqualTo("hotels");
+    }
+
+    @Test
     void shouldCompensateAndEndWhenTheFlightIsFull() {
         UUID id = UUID.randomUUID();
         engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
