@@ -132,6 +132,7 @@ enum KafkaAccess {
         List<AclBinding> acl = new ArrayList<>();
         for (String topic : Topics.all()) {
             acl.add(topic(principal, topic, AclOperation.DESCRIBE));
+            acl.add(topic(principal, topic, AclOperation.DESCRIBE_CONFIGS)); // the retention check at start
         }
         roles.forEach(access -> acl.addAll(access.grants(principal)));
         return acl;

@@ -9,12 +9,15 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.sagas.orchestrator.messaging.Topics;
 import org.apache.kafka.clients.admin.Admin;
@@ -251,12 +254,43 @@ final class Node implements AutoCloseable {
         }
     }
 
-    /** A topic's settings: ledgers compacted (each entry's last state kept), dead letters as the broker has them. */
+    /**
+     * Refuses to start when a topic the product consumes keeps its records as long as the inbox
+     * keeps message ids, or longer: a redelivered message could then arrive after the record of
+     * its first delivery was deleted, and be taken twice.
+     */
+    void checkTopicRetention(Duration inboxRetention) {
+        if (admin == null) {
+            return;
+        }
+        List<ConfigResource> topics = Topics.all().stream().filter(t -> !Topics.compacted(t) && !Topics.isDeadLetter(t))
+                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        try {
+            Map<ConfigResource, Config> configs = admin.describeConfigs(topics).all().get(30, TimeUnit.SECONDS);
+            configs.forEach((topic, config) -> {
+                long kept = Long.parseLong(config.get("retention.ms").value());
+                if (kept < 0 || kept >= inboxRetention.toMillis()) {
+                    throw new ConfigurationError("topic " + topic.name() + " keeps records "
+                            + (kept < 0 ? "for ever" : kept + " ms") + ", not less than SAGA_INBOX_RETENTION_MS ("
+                            + inboxRetention.toMillis() + " ms): a redelivery could be taken twice; shorten the"
+                            + " topic's retention.ms or lengthen the inbox's");
+                }
+            });
+        } catch (ExecutionException | TimeoutException e) {
+            throw new ConfigurationError("cannot read the topics' retention on Kafka at " + settings.kafkaBootstrap(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConfigurationError("interrupted while reading the topics' retention", e);
+        }
+    }
+
+    /** A topic's settings: ledgers compacted (each entry's last state kept), dead letters kept 30 days. */
     private static Map<String, String> topicConfig(String topic) {
         if (Topics.compacted(topic)) {
             return Map.of("cleanup.policy", "compact");
         }
-        return Topics.isDeadLetter(topic) ? Map.of() : Map.of("retention.ms", Long.toString(Topics.RETENTION_MS));
+        return Map.of("retention.ms", Long.toString(Topics.isDeadLetter(topic) ? Topics.DEAD_LETTER_RETENTION_MS
+                : Topics.RETENTION_MS));
     }
 
     /** Whether PostgreSQL and Kafka answered at the last background check (at most about a second ago). */

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
@@ -32,7 +33,7 @@ import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
-import org.sagas.orchestrator.persistence.InboxRetention;
+import org.sagas.orchestrator.persistence.TableRetention;
 import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.AdaptiveLimit;
@@ -176,6 +177,7 @@ final class Product implements AutoCloseable {
                 telemetry.tracing());
         started.push(node);
         node.ensureTopics();
+        node.checkTopicRetention(s.orchestrator().get(OrchestratorSettings.INBOX_RETENTION));
         SettingsTable.Values o = s.orchestrator();
         components = new Components(o.get(OrchestratorSettings.STOP_WAIT));
         started.push(components);
@@ -241,11 +243,15 @@ final class Product implements AutoCloseable {
             Duration stall = o.get(OrchestratorSettings.COMPENSATION_STALL);
             components.start(new PeriodicJob("stalled-compensations", Duration.ofSeconds(30), Duration.ofSeconds(30),
                     () -> node.engine.flagStalledCompensations(stall, 500), jobs));
-            IdempotencyStore keys = new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION));
-            components.start(new PeriodicJob("idempotency-retention", period, Duration.ofMinutes(10),
-                    () -> keys.deleteExpired(node.clock.instant()), jobs));
-            components.start(Component.of("inbox-retention", new InboxRetention(node.jdbi,
-                    o.get(OrchestratorSettings.INBOX_RETENTION), node.clock).start(Duration.ofMinutes(1))));
+            List<TableRetention.Rule> rules = new ArrayList<>(List.of(TableRetention.idempotencyKeys(),
+                    TableRetention.inbox(o.get(OrchestratorSettings.INBOX_RETENTION))));
+            rules.addAll(TableRetention.endedSagas(o.get(OrchestratorSettings.SAGA_RETENTION)));
+            rules.addAll(List.of(TableRetention.audit(o.get(OrchestratorSettings.AUDIT_RETENTION)),
+                    TableRetention.batches(o.get(OrchestratorSettings.BATCH_RETENTION)),
+                    TableRetention.resolvedFindings(o.get(OrchestratorSettings.FINDING_RETENTION))));
+            TableRetention retention = new TableRetention(node.jdbi, node.clock, rules);
+            components.start(new PeriodicJob("retention", Duration.ofMinutes(1), Duration.ofMinutes(1), retention::run,
+                    jobs));
         }
         if (roles.contains("reconciler")) {
             components.start(Component.of("payment-reconciler", new PaymentReconciler(new OrderStore(node.jdbi),

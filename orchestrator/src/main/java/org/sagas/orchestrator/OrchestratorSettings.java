@@ -75,6 +75,15 @@ public final class OrchestratorSettings {
     public static final Setting<Duration> COMPENSATION_STALL = millis("SAGA_COMPENSATION_STALL_MS", 900_000, 1_000,
             31_536_000_000L, WORKER, "a compensation parked on its participant longer than this becomes an incident"
                     + " (COMPENSATION_STALLED), and is still retried");
+    public static final Setting<Duration> SAGA_RETENTION = millis("SAGA_SAGA_RETENTION_MS", 7_776_000_000L,
+            86_400_000, 315_360_000_000L, WORKER, "ended sagas (their orders with them) and their history are deleted"
+                    + " this long after they ended");
+    public static final Setting<Duration> AUDIT_RETENTION = millis("SAGA_AUDIT_RETENTION_MS", 31_536_000_000L,
+            86_400_000, 315_360_000_000L, WORKER, "how long the operator API's audit rows are kept");
+    public static final Setting<Duration> FINDING_RETENTION = millis("SAGA_FINDING_RETENTION_MS", 7_776_000_000L,
+            86_400_000, 315_360_000_000L, WORKER, "how long resolved reconciliation findings are kept");
+    public static final Setting<Duration> BATCH_RETENTION = millis("SAGA_BATCH_RETENTION_MS", 7_776_000_000L,
+            86_400_000, 315_360_000_000L, WORKER, "how long finished operator batches are kept");
     public static final Setting<Duration> IDEMPOTENCY_RETENTION = millis("SAGA_IDEMPOTENCY_RETENTION_MS",
             86_400_000, 60_000, 31_536_000_000L, WORKER, "how long an Idempotency-Key answers the same");
     public static final Setting<Duration> GAUGES_PERIOD = millis("SAGA_GAUGES_PERIOD_MS", 500, 10, 60_000,
@@ -102,6 +111,7 @@ public final class OrchestratorSettings {
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
             INVENTORY_LAYERS, SHEDDING, ADMISSION_ADAPTIVE, ADMISSION_QUEUE, PENDING_CAP, REQUEST_BUDGET, MAX_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
             FOREGROUND_MAX_WAIT, FOREGROUND_CPU_PERCENT, PAYMENT_CALL_BUDGET, RESUME_TICK, RESUME_STEP_BUDGET,
-            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
+            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, SAGA_RETENTION, AUDIT_RETENTION,
+            FINDING_RETENTION, BATCH_RETENTION, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
             CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));
 }

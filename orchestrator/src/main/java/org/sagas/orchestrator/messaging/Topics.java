@@ -27,10 +27,14 @@ public final class Topics {
     /**
      * How long the product's topics keep records (set when it creates them): shorter than the
      * inbox's retention ({@code SAGA_INBOX_RETENTION_MS}, 7 days), so a message can never be
-     * redelivered after the record of its first delivery was deleted. Dead-letter topics keep the
-     * broker's default, for operators.
+     * redelivered after the record of its first delivery was deleted.
      */
     public static final long RETENTION_MS = 3L * 24 * 60 * 60 * 1000;
+    /**
+     * How long dead-letter topics keep records: 30 days, for an operator to read and redrive them
+     * (a broker's default of 7 would lose a dead letter over a long holiday).
+     */
+    public static final long DEAD_LETTER_RETENTION_MS = 30L * 24 * 60 * 60 * 1000;
 
     private Topics() {}
 
