@@ -24,8 +24,8 @@ public final class ApiKeys {
     public static final int RECOMMENDED_LENGTH = 16;
 
     /**
-     * One key's rights. {@code name} is safe to log and to key quotas on: a short digest of the
-     * key, never the key itself.
+     * One key's rights. {@code name} is safe to log and to key quotas and {@code Idempotency-Key}s
+     * on: a short digest of the key, never the key itself, and no two keys of a file share one.
      */
     public record Client(String name, Set<String> customers, boolean priority) {
         public Client {
@@ -72,15 +72,20 @@ public final class ApiKeys {
                 customers.add(customer);
             }
             byte[] digest = sha256(columns[0]);
+            String name = "key-" + HexFormat.of().formatHex(digest, 0, 4);
             for (Entry e : entries) {
                 if (MessageDigest.isEqual(e.digest(), digest)) {
                     throw new IllegalArgumentException(where + ": the same key is on an earlier line");
+                }
+                // The name keys quotas and Idempotency-Keys: two keys sharing one would share both.
+                if (e.client().name().equals(name)) {
+                    throw new IllegalArgumentException(where + ": this key's digest name " + name
+                            + " is an earlier key's too; use another key");
                 }
             }
             if (columns[0].length() < RECOMMENDED_LENGTH) {
                 shortKeys++;
             }
-            String name = "key-" + HexFormat.of().formatHex(digest, 0, 4);
             entries.add(new Entry(digest, new Client(name, customers, columns.length == 3)));
         }
         if (entries.isEmpty()) {

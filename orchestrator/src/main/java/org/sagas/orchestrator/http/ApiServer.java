@@ -208,21 +208,21 @@ public final class ApiServer implements AutoCloseable {
             Priority requested = priority(ctx.header("X-Priority"));
             OrderRequest request = OrderRequestParser.parse(ctx.bodyAsBytes());
             ClientAccess.requireCustomer(client, request.customerId());
-            String quotaName = ClientAccess.quotaName(client, request.customerId());
-            long retryAfter = quotas.tryTake(quotaName);
+            String clientName = ClientAccess.clientName(client, request.customerId());
+            long retryAfter = quotas.tryTake(clientName);
             if (retryAfter > 0) {
                 throw ApiRefusal.tooMany("rate-limited", "Too many orders from this client",
                         "this client is over its rate of order submissions; retry after " + retryAfter + " s",
                         retryAfter);
             }
             Priority priority = access.mayPrioritise(client, request.customerId()) ? requested : Priority.NORMAL;
-            Admission.Request admitting = new Admission.Request(quotaName,
+            Admission.Request admitting = new Admission.Request(clientName,
                     ClientAccess.customers(client, request.customerId()), priority, deadline, arrivedNanos(ctx));
             try (Admission.Ticket ticket = admission.admit(ctx, admitting)) {
                 if (ticket == null) {
                     return; // refused; admission wrote the answer
                 }
-                SubmitResult result = orders.submit(key, request, deadline);
+                SubmitResult result = orders.submit(clientName, key, request, deadline);
                 if (result.orderId() != null && result.httpStatus() == 202) {
                     ctx.header("Location", "/orders/" + result.orderId());
                 }
