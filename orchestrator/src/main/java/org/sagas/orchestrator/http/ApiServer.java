@@ -46,9 +46,11 @@ public final class ApiServer implements AutoCloseable {
          * @param priority the priority honoured for this client ({@code normal} unless it may set one)
          * @param arrivedNanos {@link System#nanoTime()} when the request had arrived, its time queued
          *     in the server before any handler counted from there
+         * @param pendingCap the client's own share of pending confirmations (its key's {@code pending}),
+         *     empty for the default share
          */
         record Request(String client, Set<String> customers, Priority priority, long deadlineEpochMillis,
-                long arrivedNanos) {}
+                long arrivedNanos, OptionalInt pendingCap) {}
 
         /**
          * Whether every {@code priority} request is being refused now (its queue is full), and the
@@ -209,7 +211,8 @@ public final class ApiServer implements AutoCloseable {
             OrderRequest request = OrderRequestParser.parse(ctx.bodyAsBytes());
             ClientAccess.requireCustomer(client, request.customerId());
             String clientName = ClientAccess.clientName(client, request.customerId());
-            long retryAfter = quotas.tryTake(clientName);
+            ApiKeys.Limits limits = client.map(ApiKeys.Client::limits).orElse(ApiKeys.Limits.DEFAULTS);
+            long retryAfter = quotas.tryTake(clientName, limits);
             if (retryAfter > 0) {
                 throw ApiRefusal.tooMany("rate-limited", "Too many orders from this client",
                         "this client is over its rate of order submissions; retry after " + retryAfter + " s",
@@ -217,7 +220,8 @@ public final class ApiServer implements AutoCloseable {
             }
             Priority priority = access.mayPrioritise(client, request.customerId()) ? requested : Priority.NORMAL;
             Admission.Request admitting = new Admission.Request(clientName,
-                    ClientAccess.customers(client, request.customerId()), priority, deadline, arrivedNanos(ctx));
+                    ClientAccess.customers(client, request.customerId()), priority, deadline, arrivedNanos(ctx),
+                    limits.pendingCap());
             try (Admission.Ticket ticket = admission.admit(ctx, admitting)) {
                 if (ticket == null) {
                     return; // refused; admission wrote the answer
