@@ -34,18 +34,21 @@ record ApiProtection(Path keysFile, Auth auth, Set<String> priorityCustomers, in
     private static final Set<String> LISTENERS = Setting.ALL_ROLES;
 
     static final Setting<String> KEYS_FILE = Setting.text("SAGA_API_KEYS_FILE", "", API,
-            "API keys, lines 'key customerId[,customerId…] [priority]'; unset = open API (loopback only)");
+            "API keys, lines 'key customerId[,customerId…] [priority] [rate=N] [burst=N] [pending=N]' (a key's"
+                    + " own rate, burst and pending cap); unset = open API (loopback only)");
     static final Setting<String> AUTH = Setting.choice("SAGA_API_AUTH", "auto", List.of("auto", "on", "off"), API,
             "auto: keys if SAGA_API_KEYS_FILE is set, else open on loopback only; on: keys required;"
                     + " off: open API on any address");
     static final Setting<Set<String>> PRIORITY_CUSTOMERS = Setting.list("SAGA_PRIORITY_CUSTOMERS", API,
             "open API only: customer ids whose X-Priority is honoured (with keys: the 'priority' column)");
     static final Setting<Integer> CLIENT_RATE = Setting.integer("SAGA_CLIENT_RATE", 50, 0, 1_000_000, "orders/s",
-            API, "order submissions per second per client (API key, or customerId); 0 = no limit");
+            API, "order submissions per second per client (API key, or customerId); 0 = no limit; a key's"
+                    + " rate=N replaces it");
     static final Setting<Integer> CLIENT_BURST = Setting.integer("SAGA_CLIENT_BURST", 100, 1, 10_000_000, "orders",
-            API, "submissions a client may make at once beyond its rate");
+            API, "submissions a client may make at once beyond its rate; a key's burst=N replaces it");
     static final Setting<Integer> CLIENT_PENDING_CAP = Setting.integer("SAGA_CLIENT_PENDING_CAP", 1000, 1,
-            10_000_000, "orders", API, "most orders pending confirmation for one client (429 beyond)");
+            10_000_000, "orders", API, "most orders pending confirmation for one client (429 beyond); a key's pending=N"
+                    + " replaces it");
     static final Setting<Integer> IDLE_TIMEOUT = Setting.integer("SAGA_HTTP_IDLE_TIMEOUT_MS", 30_000, 1_000,
             3_600_000, "ms", LISTENERS, "a connection that sends nothing for this long is closed");
     static final Setting<Integer> MIN_DATA_RATE = Setting.integer("SAGA_HTTP_MIN_DATA_RATE", 1024, 1, 100_000_000,
@@ -102,7 +105,8 @@ record ApiProtection(Path keysFile, Auth auth, Set<String> priorityCustomers, in
     }
 
     ClientQuotas quotas() {
-        return clientRate == 0 ? ClientQuotas.unlimited() : new ClientQuotas(clientRate, clientBurst, System::nanoTime);
+        // Even with no default rate: a key may set its own (ApiKeys.Limits), with the default burst.
+        return new ClientQuotas(clientRate, clientBurst, System::nanoTime);
     }
 
     private ApiKeys keys() {

@@ -3,9 +3,13 @@ package org.sagas.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -55,6 +59,43 @@ class ClientQuotasIT {
         assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
         // the 4 in the burst and the other client's order, and nothing for the refused ones
         assertThat(orders() - before).isBetween(5L, 6L);
+    }
+
+    @Test
+    void shouldNotThrottleAKeyWithItsOwnHigherRateWhereADefaultKeyIsThrottled() throws IOException {
+        // Given a key with the defaults (burst 4, 1/s) and one whose line gives it a rate and burst of its own
+        String ordinary = "ordinary-key-" + UUID.randomUUID();
+        String shop = "shop-key-" + UUID.randomUUID();
+        Path keys = Files.createTempFile("api-keys-quotas", ".txt");
+        try {
+            Files.writeString(keys, ordinary + " c-ordinary\n" + shop + " c-shop rate=1000 burst=1000\n");
+            Map<String, String> settings = new HashMap<>(QUOTAS);
+            settings.put("SAGA_API_KEYS_FILE", keys.toString());
+            product.ensure(settings);
+            String sku = sku(0);
+
+            // When each sends more than the default burst at once
+            List<HttpResponse<String>> ordinaryAnswers = new ArrayList<>();
+            List<HttpResponse<String>> shopAnswers = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                ordinaryAnswers.add(submit(ordinary, "c-ordinary", sku));
+            }
+            for (int i = 0; i < 12; i++) {
+                shopAnswers.add(submit(shop, "c-shop", sku));
+            }
+
+            // Then the default key is told to slow down, and the shop is not
+            ApiKeysIT.assertProblem(ordinaryAnswers.get(5), 429);
+            assertThat(shopAnswers).allSatisfy(r -> assertThat(r.statusCode()).as(r.body()).isNotEqualTo(429));
+        } finally {
+            product.ensure(QUOTAS);
+            Files.deleteIfExists(keys);
+        }
+    }
+
+    private HttpResponse<String> submit(String apiKey, String customer, String sku) {
+        return product.submit("key-" + UUID.randomUUID(), TestProduct.order(customer, sku, 1, 100), "Authorization",
+                "Bearer " + apiKey);
     }
 
     @Test

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.sagas.orchestrator.http.EdgeLimits;
 import org.sagas.orchestrator.http.OrderRequestParser;
+import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
@@ -470,9 +471,11 @@ class OpenApiContractIT extends GameDayLifecycle {
      * second request with the same key and body must then hear 409, never a guess.
      */
     private static void claimInFlight(String key, String body) {
-        String hash = OrderRequestParser.parse(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hash();
-        product.product().node().jdbi.useHandle(h -> h.createUpdate("INSERT INTO idempotency_keys (idem_key,"
-                        + " request_hash, state, expires_at) VALUES (:key, :hash, 'IN_FLIGHT', :expires)")
-                .bind("key", key).bind("hash", hash).bind("expires", Instant.now().plusSeconds(3600)).execute());
+        var request = OrderRequestParser.parse(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        // On this open API the client is the order's customer.
+        product.product().node().jdbi.useHandle(h -> h.createUpdate("INSERT INTO idempotency_keys (client_scope,"
+                        + " idem_key, request_hash, state, expires_at) VALUES (:scope, :key, :hash, 'IN_FLIGHT', :expires)")
+                .bind("scope", OrderService.customerClient(request.customerId())).bind("key", key)
+                .bind("hash", request.hash()).bind("expires", Instant.now().plusSeconds(3600)).execute());
     }
 }

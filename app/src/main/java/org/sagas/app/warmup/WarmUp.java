@@ -269,7 +269,7 @@ public final class WarmUp implements AutoCloseable {
                     + "\",\"quantity\":1,\"unitPriceCents\":990}]}").getBytes(StandardCharsets.UTF_8);
             try {
                 dryRun.dryRun(() -> {
-                    SubmitResult submitted = service.submit("warm-up-" + UUID.randomUUID(),
+                    SubmitResult submitted = service.submit(OrderService.customerClient(CUSTOMER), "warm-up-" + UUID.randomUUID(),
                             OrderRequestParser.parse(body), clock.millis() + budgetMillis);
                     UUID orderId = submitted.orderId();
                     if (orderId != null && submitted.httpStatus() == 202) {

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * Refuses work before doing any: a request whose deadline has passed, a priority class over its
  * in-flight limit for longer than its queue budget, or a new order while the pending-confirmation
  * cap is reached — each a {@code 503} with {@code Retry-After}, nothing stored — and a client's new order while that
- * client alone has {@code clientPendingCap} orders pending confirmation ({@code 429}), so one
+ * client alone has {@code clientPendingCap} orders pending confirmation, or its key's own cap
+ * ({@code 429}), so one
  * client cannot take the whole pending cap during an outage. The client's share is counted only
  * while some order is parked (waiting for a dependency). Runs once the request's body has arrived (see
  * {@link BodyGate}), so clients still sending hold no slot. Thread-safe.
@@ -119,16 +120,17 @@ public final class AdmissionControl implements ApiServer.Admission {
                     "inventory is unavailable and the pending-confirmation cap (" + pendingCap + ") is reached", 5);
             return null;
         }
-        if (clientPendingCap < pendingCap && parkedCount.getAsLong() > 0) {
+        long clientCap = request.pendingCap().isPresent() ? request.pendingCap().getAsInt() : clientPendingCap;
+        if (clientCap < pendingCap && parkedCount.getAsLong() > 0) {
             long mine = pendingOf.applyAsLong(request.customers());
-            if (mine >= clientPendingCap) {
+            if (mine >= clientCap) {
                 permit.get().close();
                 log.warn("order refused: client {} has {} orders pending confirmation, its cap is {}", request.client(),
-                        mine, clientPendingCap);
+                        mine, clientCap);
                 ctx.header("Retry-After", "5");
                 Problems.send(ctx, 429, "client-pending-cap", "Too many of your orders pending confirmation",
                         "inventory is unavailable and this client already has " + mine
-                                + " orders pending confirmation (cap " + clientPendingCap + ")", Map.of());
+                                + " orders pending confirmation (cap " + clientCap + ")", Map.of());
                 return null;
             }
         }

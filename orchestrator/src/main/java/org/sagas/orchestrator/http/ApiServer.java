@@ -46,9 +46,11 @@ public final class ApiServer implements AutoCloseable {
          * @param priority the priority honoured for this client ({@code normal} unless it may set one)
          * @param arrivedNanos {@link System#nanoTime()} when the request had arrived, its time queued
          *     in the server before any handler counted from there
+         * @param pendingCap the client's own share of pending confirmations (its key's {@code pending}),
+         *     empty for the default share
          */
         record Request(String client, Set<String> customers, Priority priority, long deadlineEpochMillis,
-                long arrivedNanos) {}
+                long arrivedNanos, OptionalInt pendingCap) {}
 
         /**
          * Whether every {@code priority} request is being refused now (its queue is full), and the
@@ -208,21 +210,23 @@ public final class ApiServer implements AutoCloseable {
             Priority requested = priority(ctx.header("X-Priority"));
             OrderRequest request = OrderRequestParser.parse(ctx.bodyAsBytes());
             ClientAccess.requireCustomer(client, request.customerId());
-            String quotaName = ClientAccess.quotaName(client, request.customerId());
-            long retryAfter = quotas.tryTake(quotaName);
+            String clientName = ClientAccess.clientName(client, request.customerId());
+            ApiKeys.Limits limits = client.map(ApiKeys.Client::limits).orElse(ApiKeys.Limits.DEFAULTS);
+            long retryAfter = quotas.tryTake(clientName, limits);
             if (retryAfter > 0) {
                 throw ApiRefusal.tooMany("rate-limited", "Too many orders from this client",
                         "this client is over its rate of order submissions; retry after " + retryAfter + " s",
                         retryAfter);
             }
             Priority priority = access.mayPrioritise(client, request.customerId()) ? requested : Priority.NORMAL;
-            Admission.Request admitting = new Admission.Request(quotaName,
-                    ClientAccess.customers(client, request.customerId()), priority, deadline, arrivedNanos(ctx));
+            Admission.Request admitting = new Admission.Request(clientName,
+                    ClientAccess.customers(client, request.customerId()), priority, deadline, arrivedNanos(ctx),
+                    limits.pendingCap());
             try (Admission.Ticket ticket = admission.admit(ctx, admitting)) {
                 if (ticket == null) {
                     return; // refused; admission wrote the answer
                 }
-                SubmitResult result = orders.submit(key, request, deadline);
+                SubmitResult result = orders.submit(clientName, key, request, deadline);
                 if (result.orderId() != null && result.httpStatus() == 202) {
                     ctx.header("Location", "/orders/" + result.orderId());
                 }

@@ -4,6 +4,7 @@ import io.javalin.http.Context;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import org.sagas.orchestrator.ordering.OrderService;
 
 /**
  * Who may do what on the public API. With {@link ApiKeys} every order request must carry
@@ -58,9 +59,12 @@ public final class ClientAccess {
                 .orElseThrow(() -> ApiRefusal.unauthenticated("unknown API key")));
     }
 
-    /** Who an order for {@code customerId} counts against, for quotas. */
-    static String quotaName(Optional<ApiKeys.Client> client, String customerId) {
-        return client.map(ApiKeys.Client::name).orElse("customer:" + customerId);
+    /**
+     * Who an order for {@code customerId} comes from: what it counts against for quotas, and whose
+     * {@code Idempotency-Key} it carries.
+     */
+    static String clientName(Optional<ApiKeys.Client> client, String customerId) {
+        return client.map(ApiKeys.Client::name).orElse(OrderService.customerClient(customerId));
     }
 
     /** The customers whose pending orders count as this client's share. */

@@ -8,7 +8,9 @@ import java.util.function.LongSupplier;
 /**
  * A rate limit per client (API key, or customer id on an open API): a token bucket holding
  * {@code burst} tokens, refilled at {@code ratePerSecond}; each order submission takes one. A
- * client over its rate is told when the next token comes ({@code 429} + {@code Retry-After}).
+ * client over its rate is told when the next token comes ({@code 429} + {@code Retry-After}). A
+ * client whose API key sets its own {@code rate} or {@code burst} ({@link ApiKeys.Limits}) has
+ * those instead; a rate of 0 is no limit.
  *
  * <p>Buckets are kept per client seen; a full bucket is the same as none, so when there are more
  * than {@link #SWEEP_ABOVE} the full ones are dropped (at most once a second), which bounds memory
@@ -25,8 +27,8 @@ public final class ClientQuotas {
     private final AtomicLong sweptAt;
 
     /**
-     * @param ratePerSecond tokens per second; 0 for no limit
-     * @param burst tokens a client may spend at once (at least 1 when limited)
+     * @param ratePerSecond tokens per second, unless a client's key says otherwise; 0 for no limit
+     * @param burst tokens a client may spend at once, unless its key says otherwise (at least 1 when limited)
      */
     public ClientQuotas(double ratePerSecond, int burst, LongSupplier nanoTime) {
         if (ratePerSecond < 0 || (ratePerSecond > 0 && burst < 1)) {
@@ -45,17 +47,28 @@ public final class ClientQuotas {
 
     /** Takes a token for {@code client}: 0 if it may go on, else the whole seconds until the next token (at least 1). */
     public long tryTake(String client) {
-        if (ratePerSecond == 0) {
+        return tryTake(client, ApiKeys.Limits.DEFAULTS);
+    }
+
+    /**
+     * Takes a token for {@code client}, whose own {@code limits} replace the defaults where they are
+     * set: 0 if it may go on, else the whole seconds until the next token (at least 1). A client's
+     * limits are the same on every call (they come from its key).
+     */
+    public long tryTake(String client, ApiKeys.Limits limits) {
+        double rate = limits.rate().isPresent() ? limits.rate().getAsInt() : ratePerSecond;
+        if (rate == 0) {
             return 0;
         }
+        double depth = Math.max(1, limits.burst().isPresent() ? limits.burst().getAsInt() : burst);
         long now = nanoTime.getAsLong();
         sweepIfCrowded(now);
-        Bucket bucket = buckets.computeIfAbsent(client, c -> new Bucket(burst, now));
-        double missing = bucket.take(now, ratePerSecond, burst);
+        Bucket bucket = buckets.computeIfAbsent(client, c -> new Bucket(rate, depth, now));
+        double missing = bucket.take(now);
         if (missing <= 0) {
             return 0;
         }
-        return Math.max(1, (long) Math.ceil(missing / ratePerSecond));
+        return Math.max(1, (long) Math.ceil(missing / rate));
     }
 
     /**
@@ -67,7 +80,7 @@ public final class ClientQuotas {
             return 0;
         }
         Bucket bucket = buckets.get(client);
-        double missing = bucket == null ? 0 : bucket.missing(nanoTime.getAsLong(), ratePerSecond, burst);
+        double missing = bucket == null ? 0 : bucket.missing(nanoTime.getAsLong());
         return missing <= 0 ? 0 : Math.max(1, (long) Math.ceil(missing / ratePerSecond));
     }
 
@@ -79,22 +92,27 @@ public final class ClientQuotas {
     private void sweepIfCrowded(long now) {
         long last = sweptAt.get();
         if (buckets.size() > SWEEP_ABOVE && now - last >= NANOS_PER_SECOND && sweptAt.compareAndSet(last, now)) {
-            buckets.values().removeIf(b -> b.fullAt(now, ratePerSecond, burst));
+            buckets.values().removeIf(b -> b.fullAt(now));
         }
     }
 
+    /** One client's tokens, with its rate and depth. */
     private static final class Bucket {
+        private final double rate;
+        private final double burst;
         private double tokens;
         private long at;
 
-        Bucket(double tokens, long at) {
-            this.tokens = tokens;
+        Bucket(double rate, double burst, long at) {
+            this.rate = rate;
+            this.burst = burst;
+            this.tokens = burst;
             this.at = at;
         }
 
         /** Takes a token if there is one and returns 0, or returns how many tokens are missing. */
-        synchronized double take(long now, double rate, double burst) {
-            refill(now, rate, burst);
+        synchronized double take(long now) {
+            refill(now);
             if (tokens >= 1) {
                 tokens -= 1;
                 return 0;
@@ -103,17 +121,17 @@ public final class ClientQuotas {
         }
 
         /** How many tokens are missing for one to be taken (0: one can). */
-        synchronized double missing(long now, double rate, double burst) {
-            refill(now, rate, burst);
+        synchronized double missing(long now) {
+            refill(now);
             return tokens >= 1 ? 0 : 1 - tokens;
         }
 
-        synchronized boolean fullAt(long now, double rate, double burst) {
-            refill(now, rate, burst);
+        synchronized boolean fullAt(long now) {
+            refill(now);
             return tokens >= burst;
         }
 
-        private void refill(long now, double rate, double burst) {
+        private void refill(long now) {
             if (now > at) {
                 tokens = Math.min(burst, tokens + (now - at) * rate / NANOS_PER_SECOND);
                 at = now;

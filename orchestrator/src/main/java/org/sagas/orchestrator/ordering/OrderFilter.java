@@ -10,7 +10,7 @@ import java.util.Set;
  *
  * @param statuses any of these order statuses
  * @param customerId the customer's orders
- * @param idempotencyKey the order submitted under this {@code Idempotency-Key} (kept 24 h)
+ * @param idempotencyKey the orders submitted under this {@code Idempotency-Key}, by any client (kept 24 h)
  * @param step the step a live saga is at (ended sagas have no current step to act on)
  * @param parkedOn sagas parked on this dependency
  * @param incident sagas marked with this incident cause, or {@link #ANY_INCIDENT} for any cause

@@ -62,16 +62,31 @@ public final class OrderService {
     }
 
     /**
-     * Submits {@code request} under {@code idempotencyKey}, answering by {@code deadlineEpochMillis}.
-     * A repeated key answers from what was stored (DESIGN.md section 5): the transition that resolved
-     * the submission, read back through the same {@link OrderAnswers}, so a replay answers the same.
+     * Submits {@code request} from {@code client} under {@code idempotencyKey}, answering by
+     * {@code deadlineEpochMillis}. The key is the client's own: another client's use of the same key is
+     * another order, and neither answer tells of the other (docs/security.md). A repeated key from the
+     * same client answers from what was stored: the transition that resolved the submission, read back
+     * through the same {@link OrderAnswers}, so a replay answers the same.
+     *
+     * @param client who submits, as the edge names it for quotas and logs: an API key's digest name,
+     *     or {@link #customerClient} of the order's customer on an open API
      */
-    public SubmitResult submit(String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
+    public SubmitResult submit(String client, String idempotencyKey, OrderRequest request,
+            long deadlineEpochMillis) {
         UUID orderId = UUID.randomUUID();
+        IdempotencyStore.KeyScope scope = new IdempotencyStore.KeyScope(client, customerClient(request.customerId()));
         // The request thread's logs carry the order (and the trace) from here on, until it answers.
         try (LogContext logged = LogContext.of(orderId)) {
-            return submit(orderId, idempotencyKey, request, deadlineEpochMillis);
+            return submit(orderId, scope, idempotencyKey, request, deadlineEpochMillis);
         }
+    }
+
+    /**
+     * The client an order for {@code customerId} comes from when no API key names one (an open API):
+     * the customer itself. Keys written before they were scoped belong to it too (migration V12).
+     */
+    public static String customerClient(String customerId) {
+        return "customer:" + customerId;
     }
 
     /** The tracing submissions run under: the edge starts their server spans with it. */
@@ -79,7 +94,8 @@ public final class OrderService {
         return tracing;
     }
 
-    private SubmitResult submit(UUID orderId, String idempotencyKey, OrderRequest request, long deadlineEpochMillis) {
+    private SubmitResult submit(UUID orderId, IdempotencyStore.KeyScope scope, String idempotencyKey,
+            OrderRequest request, long deadlineEpochMillis) {
         String hash = request.hash();
         OrderData data = new OrderData(orderId, request.customerId(), request.currency(), request.totalCents(),
                 request.lines());
@@ -88,12 +104,12 @@ public final class OrderService {
         try {
             // The order is its saga's row (the orders view): claiming the key is all there is besides.
             started = engine.start(saga, orderId, data, h -> {
-                if (!keys.claim(h, idempotencyKey, hash, orderId, now)) {
+                if (!keys.claim(h, scope, idempotencyKey, hash, orderId, now)) {
                     throw new KeyTaken();
                 }
             });
         } catch (KeyTaken taken) {
-            return answerRepeat(idempotencyKey, hash);
+            return answerRepeat(scope, idempotencyKey, hash);
         }
         SubmitResult[] answer = new SubmitResult[1];
         long callDeadline = deadlineEpochMillis - answerReserveMillis;
@@ -107,11 +123,11 @@ public final class OrderService {
             // Another runner took the saga over (this request outlived its lease): it stores the answer.
             log.info("order {} was moved on by another runner; answering from its key", orderId);
         }
-        return answer[0] != null ? answer[0] : answerStored(idempotencyKey, hash);
+        return answer[0] != null ? answer[0] : answerStored(scope, idempotencyKey, hash);
     }
 
-    private SubmitResult answerRepeat(String key, String hash) {
-        Optional<IdempotencyStore.Entry> entry = keys.find(key);
+    private SubmitResult answerRepeat(IdempotencyStore.KeyScope scope, String key, String hash) {
+        Optional<IdempotencyStore.Entry> entry = keys.find(scope, key);
         if (entry.isEmpty()) {
             // Deleted between our claim and this read (retention); treat as in flight, the client retries.
             return OrderAnswers.keyConflict("Idempotency-Key is being processed", 409);
@@ -133,8 +149,8 @@ public final class OrderService {
                         "a request with this Idempotency-Key is still in progress; retry later", 409));
     }
 
-    private SubmitResult answerStored(String key, String hash) {
-        SubmitResult stored = answerRepeat(key, hash);
+    private SubmitResult answerStored(IdempotencyStore.KeyScope scope, String key, String hash) {
+        SubmitResult stored = answerRepeat(scope, key, hash);
         return new SubmitResult(stored.httpStatus(), stored.orderId(), stored.body(), false);
     }
 

@@ -211,7 +211,8 @@ public final class OrderStore {
             and.add("o.customer_id = :customer");
         }
         if (f.idempotencyKey() != null) {
-            and.add("o.order_id = (SELECT k.order_id FROM idempotency_keys k WHERE k.idem_key = :idemKey)");
+            // Every client's order under the key: keys are per client (V12), operators see all clients.
+            and.add("o.order_id IN (SELECT k.order_id FROM idempotency_keys k WHERE k.idem_key = :idemKey)");
         }
         if (f.stuckFor() != null) {
             and.add("o.status IN " + OPEN + " AND o.updated_at <= :stuckSince");

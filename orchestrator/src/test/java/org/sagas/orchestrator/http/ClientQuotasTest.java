@@ -2,6 +2,7 @@ package org.sagas.orchestrator.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,40 @@ class ClientQuotasTest {
         quotas.tryTake("one-more");
 
         assertThat(quotas.size()).isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void shouldGiveAClientWithItsOwnLimitsItsRateAndBurstWhileOthersKeepTheDefaults() {
+        ApiKeys.Limits shop = new ApiKeys.Limits(OptionalInt.of(20), OptionalInt.of(10), OptionalInt.empty());
+        for (int i = 0; i < 10; i++) {
+            assertThat(quotas.tryTake("shop", shop)).isZero();
+        }
+        for (int i = 0; i < 3; i++) {
+            quotas.tryTake("default");
+        }
+
+        assertThat(quotas.tryTake("shop", shop)).isEqualTo(1);
+        assertThat(quotas.tryTake("default")).isEqualTo(1);
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(100)); // 20 per second: two tokens; 2 per second: none
+        assertThat(quotas.tryTake("shop", shop)).isZero();
+        assertThat(quotas.tryTake("shop", shop)).isZero();
+        assertThat(quotas.tryTake("default")).isPositive();
+    }
+
+    @Test
+    void shouldLimitAClientWithItsOwnRateWhenTheDefaultIsNoLimit() {
+        ClientQuotas noDefault = new ClientQuotas(0, 3, now::get);
+        ApiKeys.Limits limited = new ApiKeys.Limits(OptionalInt.of(1), OptionalInt.empty(), OptionalInt.empty());
+        ApiKeys.Limits free = new ApiKeys.Limits(OptionalInt.of(0), OptionalInt.of(1), OptionalInt.empty());
+        for (int i = 0; i < 3; i++) {
+            assertThat(noDefault.tryTake("limited", limited)).isZero();
+        }
+
+        assertThat(noDefault.tryTake("limited", limited)).isEqualTo(1);
+        for (int i = 0; i < 100; i++) {
+            assertThat(noDefault.tryTake("free", free)).isZero();
+            assertThat(noDefault.tryTake("default")).isZero();
+        }
     }
 
     @Test

@@ -13,7 +13,8 @@ class ForegroundFirstTest {
     private static final ApiServer.Admission ADMIT = (ctx, request) -> () -> {};
     private static final ApiServer.Admission REFUSE = (ctx, request) -> null;
     private static final ApiServer.Admission.Request REQUEST = new ApiServer.Admission.Request("customer:c",
-            java.util.Set.of("c"), org.sagas.orchestrator.resilience.Priority.NORMAL, Long.MAX_VALUE, 0);
+            java.util.Set.of("c"), org.sagas.orchestrator.resilience.Priority.NORMAL, Long.MAX_VALUE, 0,
+            java.util.OptionalInt.empty());
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 

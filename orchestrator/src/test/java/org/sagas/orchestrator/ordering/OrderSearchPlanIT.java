@@ -71,8 +71,9 @@ class OrderSearchPlanIT {
                     + " ('COMPENSATING', 'COMPENSATING', 'RESERVE_STOCK')) AS m(order_status, saga_status, step)"
                     + " ON m.order_status = o.status");
             // Keys live 24 h: the last day's orders have theirs.
-            h.execute("INSERT INTO idempotency_keys (idem_key, request_hash, state, order_id, created_at, expires_at)"
-                    + " SELECT 'key-' || order_id, 'h', 'COMPLETED', order_id, created_at,"
+            h.execute("INSERT INTO idempotency_keys (client_scope, idem_key, request_hash, state, order_id,"
+                    + " created_at, expires_at) SELECT 'customer:' || customer_id, 'key-' || order_id, 'h', 'COMPLETED',"
+                    + " order_id, created_at,"
                     + " created_at + interval '24 hours' FROM orders WHERE created_at > now() - interval '24 hours'");
             h.execute("VACUUM ANALYZE saga_instance");
             h.execute("VACUUM ANALYZE idempotency_keys");

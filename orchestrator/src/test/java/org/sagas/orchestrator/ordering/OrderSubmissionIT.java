@@ -63,7 +63,7 @@ class OrderSubmissionIT {
         assertThat(again.body()).isEqualTo(first.body());
         assertThat(again.replayed()).isTrue();
         // (Nothing was stored with the key: the replay read the order's resolving transition back, ADR 0019.)
-        assertThat(bed.keys.find(key)).hasValueSatisfying(e -> assertThat(e.completed()).isFalse());
+        assertThat(bed.keys.find(OrdersTestbed.scopeOf("c-1"), key)).hasValueSatisfying(e -> assertThat(e.completed()).isFalse());
         // And the order is REJECTED, asked once, nothing to undo, no loop, the code in its history
         UUID id = first.orderId();
         assertThat(bed.orders.status(id)).hasValue(OrderStatus.REJECTED);
@@ -101,7 +101,7 @@ class OrderSubmissionIT {
         OrderRequest request = OrdersTestbed.request("SKU-3", 1);
         UUID id = UUID.randomUUID();
         OrderData data = new OrderData(id, "c-1", "EUR", request.totalCents(), request.lines());
-        bed.engine.start(bed.saga, id, data, h -> bed.keys.claim(h, key, request.hash(), id, Instant.now()));
+        bed.engine.start(bed.saga, id, data, h -> bed.keys.claim(h, OrdersTestbed.scopeOf("c-1"), key, request.hash(), id, Instant.now()));
 
         // When the client retries at once: the outcome is not known yet, and it says so
         SubmitResult early = bed.submit(key, request);

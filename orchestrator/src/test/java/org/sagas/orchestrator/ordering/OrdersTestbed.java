@@ -131,8 +131,14 @@ final class OrdersTestbed {
         return new OrderRequest("c-1", "EUR", List.of(new OrderLine(sku, quantity, 250)));
     }
 
+    /** The scope an open API gives {@code customer}'s keys. */
+    static IdempotencyStore.KeyScope scopeOf(String customer) {
+        return new IdempotencyStore.KeyScope(OrderService.customerClient(customer), OrderService.customerClient(customer));
+    }
+
     SubmitResult submit(String key, OrderRequest request) {
-        return service.submit(key, request, System.currentTimeMillis() + 2_000);
+        return service.submit(OrderService.customerClient(request.customerId()), key, request,
+                System.currentTimeMillis() + 2_000);
     }
 
     static JsonNode body(SubmitResult result) {
