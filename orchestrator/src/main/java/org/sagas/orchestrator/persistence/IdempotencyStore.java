@@ -91,10 +91,4 @@ public final class IdempotencyStore {
                         rs.getTimestamp(7).toInstant()))
                 .findOne());
     }
-
-    /** Deletes keys past their retention, every client's; returns how many. */
-    public int deleteExpired(Instant now) {
-        return jdbi.withHandle(h -> h.createUpdate("DELETE FROM idempotency_keys WHERE expires_at < :now")
-                .bind("now", Timestamp.from(now)).execute());
-    }
 }
