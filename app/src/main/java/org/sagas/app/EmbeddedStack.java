@@ -3,12 +3,13 @@ package org.sagas.app;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
 import org.sagas.embedded.DataDirectoryInUseException;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.ScratchDirectory;
 import org.sagas.embedded.FreePorts;
 import org.sagas.embedded.KafkaBroker;
-import org.sagas.orchestrator.messaging.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,9 +99,13 @@ final class EmbeddedStack implements AutoCloseable {
         }
         if (kafka) {
             broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find()).start();
-            // The compacted ledger topics are left to Node.ensureTopics, which creates them with their policy.
-            broker.createTopics(Topics.all().stream().filter(t -> !Topics.compacted(t)).toList(), 4);
             bootstrap = broker.bootstrapServers();
+            // Our own broker: its topics follow the product's settings, including those an older
+            // version created with the broker's default retention (as long as the inbox's).
+            try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", bootstrap))) {
+                Node.ensureTopics(admin, bootstrap);
+                Node.applyTopicConfigs(admin, bootstrap);
+            }
         }
         return settings.withInfrastructure(url, user, password, bootstrap);
     }

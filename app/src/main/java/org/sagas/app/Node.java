@@ -8,6 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,9 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -251,6 +254,24 @@ final class Node implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConfigurationError("interrupted while creating topics", e);
+        }
+    }
+
+    /** Sets every product topic's own settings (retention, compaction) on {@code admin}'s cluster. */
+    static void applyTopicConfigs(Admin admin, String where) {
+        Map<ConfigResource, Collection<AlterConfigOp>> ops = new LinkedHashMap<>();
+        for (String topic : Topics.all()) {
+            ops.put(new ConfigResource(ConfigResource.Type.TOPIC, topic), topicConfig(topic).entrySet().stream()
+                    .map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET))
+                    .toList());
+        }
+        try {
+            admin.incrementalAlterConfigs(ops).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new ConfigurationError("cannot set the topics' settings on Kafka at " + where, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConfigurationError("interrupted while setting the topics' settings", e);
         }
     }
 

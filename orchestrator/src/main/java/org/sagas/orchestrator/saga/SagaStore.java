@@ -64,8 +64,9 @@ final class SagaStore {
     static <D> void update(Handle h, Transition<D> t, List<OutgoingMessage> events) {
         t.before().status().checkMoveTo(t.after().status());
         SagaInstance<D> s = t.after();
-        // The version check and the history row in one round trip: no row moved, no history written.
-        int rows = h.createUpdate("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
+        // The version check and the history row in one round trip: no row moved, no history written;
+        // the count is of rows moved, since a retry writes no history.
+        int rows = h.createQuery("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
                         + " label = :label, label_at = CASE WHEN label = :label THEN label_at ELSE now() END,"
                         + " version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
                         + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
@@ -73,11 +74,11 @@ final class SagaStore {
                         + " step_retries = :retries, cause_code = :causeCode, cause_detail = :causeDetail,"
                         + " incident_cause = :incidentCause, incident_detail = :incidentDetail,"
                         + " incident_at = :incidentAt, updated_at = now()"
-                        + " WHERE saga_id = :id AND version = :expected RETURNING saga_id) " + HISTORY
-                        + " FROM moved WHERE :changed")
+                        + " WHERE saga_id = :id AND version = :expected RETURNING saga_id), written AS (" + HISTORY
+                        + " FROM moved WHERE :changed) SELECT count(*) FROM moved")
                 .bind("id", s.id()).bind("expected", t.before().version()).bind("changed", changesState(t))
                 .bindMap(reason(t.reason()))
-                .bindMap(values(s)).execute();
+                .bindMap(values(s)).mapTo(Integer.class).one();
         if (rows != 1) {
             throw new ConcurrentSagaUpdate(s.id(), t.before().version());
         }
