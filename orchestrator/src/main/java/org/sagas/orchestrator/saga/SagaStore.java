@@ -88,11 +88,14 @@ final class SagaStore {
     /**
      * Whether {@code t} is a change the history shows. Parked again on the same participant, at the
      * same status, step and label, is a retry: the saga's park count says how many, and a long
-     * outage adds no history row per attempt.
+     * outage adds no history row per attempt. What an operator does is always history.
      */
     static boolean changesState(Transition<?> t) {
         SagaInstance<?> b = t.before();
         SagaInstance<?> a = t.after();
+        if (t.reason() != null && Reason.OPERATOR_RETRY.equals(t.reason().code())) {
+            return true;
+        }
         boolean reparked = a.parkedOn() != null && a.parkedOn().equals(b.parkedOn());
         return !(reparked && a.status() == b.status() && a.stepIndex() == b.stepIndex()
                 && java.util.Objects.equals(a.label(), b.label()));
