@@ -10,6 +10,7 @@ import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.ScratchDirectory;
 import org.sagas.embedded.FreePorts;
 import org.sagas.embedded.KafkaBroker;
+import org.sagas.embedded.KafkaCluster;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +27,10 @@ final class EmbeddedStack implements AutoCloseable {
     private final Path dataDir;
     private EmbeddedPostgresServer postgres;
     private KafkaBroker broker;
+    /** With {@link #withBrokers} more than one: the brokers, instead of {@link #broker}. */
+    private KafkaCluster cluster;
+    private int brokers = 1;
+    private String postgresPassword;
     private final ScratchDirectory scratch;
     private java.util.Map<String, String> postgresConfig = java.util.Map.of();
 
@@ -55,6 +60,35 @@ final class EmbeddedStack implements AutoCloseable {
     EmbeddedStack withStatementStatistics() {
         postgresConfig = java.util.Map.of("shared_preload_libraries", "pg_stat_statements");
         return this;
+    }
+
+    /**
+     * Runs {@code count} brokers as one replicated KRaft cluster instead of a single broker
+     * (before {@link #start}); see {@link KafkaCluster}.
+     */
+    EmbeddedStack withBrokers(int count) {
+        this.brokers = count;
+        return this;
+    }
+
+    /** The cluster's brokers; null unless {@link #withBrokers} asked for more than one. */
+    KafkaCluster cluster() {
+        return cluster;
+    }
+
+    /**
+     * Stops PostgreSQL, as an operator's restart or a crash would ({@code abrupt}: immediate
+     * shutdown, no checkpoint), and starts it again on the same port and data.
+     */
+    void restartPostgres(boolean abrupt) {
+        int port = postgres.port();
+        if (abrupt) {
+            postgres.crash();
+        } else {
+            postgres.close();
+        }
+        postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), port, postgresConfig);
+        postgres.requirePassword(postgresPassword);
     }
 
     /** The embedded broker's process id, or -1 without one. */
@@ -92,14 +126,20 @@ final class EmbeddedStack implements AutoCloseable {
             password = GeneratedSecret.ensure(dataDir.resolve("postgres").resolve(PASSWORD_FILE),
                     "SAGA_DB_URL for a PostgreSQL of your own");
             postgres.requirePassword(password);
+            postgresPassword = password;
             url = postgres.jdbcUrl(DATABASE);
             user = EmbeddedPostgresServer.USER;
             log.info("embedded PostgreSQL on port {} (log {})", postgres.port(), dataDir.resolve("postgres")
                     .resolve("postgres.log"));
         }
         if (kafka) {
-            broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find()).start();
-            bootstrap = broker.bootstrapServers();
+            if (brokers > 1) {
+                cluster = KafkaCluster.of(dataDir.resolve("kafka"), brokers).start();
+                bootstrap = cluster.bootstrapServers();
+            } else {
+                broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find()).start();
+                bootstrap = broker.bootstrapServers();
+            }
             // Our own broker: its topics follow the product's settings, including those an older
             // version created with the broker's default retention (as long as the inbox's).
             try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", bootstrap))) {
@@ -112,6 +152,13 @@ final class EmbeddedStack implements AutoCloseable {
 
     @Override
     public void close() {
+        if (cluster != null) {
+            try {
+                cluster.close();
+            } catch (RuntimeException e) {
+                log.warn("Kafka cluster did not stop cleanly: {}", e.toString());
+            }
+        }
         if (broker != null) {
             try {
                 broker.stop();

@@ -17,7 +17,8 @@ public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
-            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events");
+            "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
+            "--each", "--brokers");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 
@@ -78,6 +79,8 @@ public final class Main {
             switch (command) {
                 case "up":
                     return serve(Product.up(settings, out));
+                case "cluster":
+                    return serve(Cluster.start(settings, Cluster.Shape.from(flags, settings), out));
                 case "settings":
                     out.print(Settings.reference());
                     return 0;
@@ -134,6 +137,10 @@ public final class Main {
         out.println("commands:");
         out.println("  up                  run the whole product on embedded PostgreSQL and Kafka (or on");
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
+        out.println("  cluster             the product as a cluster on this machine: embedded PostgreSQL, a KRaft");
+        out.println("                      cluster of 3 brokers (replication 3, min.insync.replicas 2), each role");
+        out.println("                      in processes of its own behind a round-robin front on --port, a sandbox");
+        out.println("                      [--each N] (processes of each role, default 2) [--brokers N] [--data-dir DIR]");
         out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
         out.println("  kafka-access        on a Kafka that authenticates: create the topics, each role's user and");

@@ -225,6 +225,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Ends the server as a crash would: immediate shutdown (SIGQUIT to the postmaster), no
+     * checkpoint, so the next {@link #start} on this data directory runs crash recovery.
+     */
+    public void crash() {
+        try {
+            Process quit = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).redirectErrorStream(true).start();
+            quit.waitFor(10, TimeUnit.SECONDS);
+            awaitEnd();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not signal PostgreSQL (pid " + pid + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            reaper.close();
+            owner.close();
+        }
+    }
+
     private void awaitEnd() {
         ProcessHandle.of(pid).ifPresent(p -> {
             try {

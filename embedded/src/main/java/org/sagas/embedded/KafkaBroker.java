@@ -50,6 +50,12 @@ public final class KafkaBroker implements AutoCloseable {
     private final Path dataDirectory;
     private final int port;
     private final int controllerPort;
+    /** This node's id in its cluster (1 on its own). */
+    private final int nodeId;
+    /** {@code controller.quorum.voters}: every member's {@code id@host:controllerPort}. */
+    private final String voters;
+    /** How many brokers the cluster has: the replication its internal topics and defaults ask for. */
+    private final int clusterSize;
     /** The SASL/SCRAM super user's password; null: PLAINTEXT, anyone who reaches the port. */
     private String superPassword;
     private Process process;
@@ -59,6 +65,19 @@ public final class KafkaBroker implements AutoCloseable {
         this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
         this.port = port == 0 ? FreePorts.find() : port;
         this.controllerPort = FreePorts.find();
+        this.nodeId = 1;
+        this.voters = "1@127.0.0.1:" + controllerPort;
+        this.clusterSize = 1;
+    }
+
+    /** A member of a {@link KafkaCluster}: broker and controller, one vote in the quorum. */
+    KafkaBroker(Path dataDirectory, int nodeId, int port, int controllerPort, String voters, int clusterSize) {
+        this.dataDirectory = dataDirectory.toAbsolutePath().normalize();
+        this.port = port;
+        this.controllerPort = controllerPort;
+        this.nodeId = nodeId;
+        this.voters = voters;
+        this.clusterSize = clusterSize;
     }
 
     /**
@@ -120,7 +139,7 @@ public final class KafkaBroker implements AutoCloseable {
             process = javaProcess("kafka.Kafka", config.toString()).start();
             Files.writeString(pidFile(), process.pid() + "\n", StandardCharsets.UTF_8);
             try {
-                awaitReady(Duration.ofSeconds(90));
+                awaitReady(Duration.ofSeconds(clusterSize == 1 ? 90 : 180));
             } catch (IOException | RuntimeException e) {
                 end(true); // never leave a half-started broker behind
                 throw e;
@@ -230,8 +249,8 @@ public final class KafkaBroker implements AutoCloseable {
     private Path writeConfig() throws IOException {
         Properties p = new Properties();
         p.setProperty("process.roles", "broker,controller");
-        p.setProperty("node.id", "1");
-        p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.setProperty("node.id", Integer.toString(nodeId));
+        p.setProperty("controller.quorum.voters", voters);
         p.setProperty("controller.listener.names", "CONTROLLER");
         if (superPassword == null) {
             p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
@@ -243,15 +262,27 @@ public final class KafkaBroker implements AutoCloseable {
         }
         p.setProperty("log.dirs", dataDirectory.resolve("logs").toString());
         p.setProperty("num.partitions", "4");
-        p.setProperty("offsets.topic.replication.factor", "1");
+        // On a cluster every topic, ours and Kafka Streams' internal ones, is replicated to three
+        // brokers and a write is acknowledged by two of them (docs/operations.md, "A cluster").
+        String replicas = Integer.toString(Math.min(3, clusterSize));
+        String minInSync = clusterSize >= 3 ? "2" : "1";
+        p.setProperty("default.replication.factor", replicas);
+        p.setProperty("min.insync.replicas", minInSync);
+        p.setProperty("offsets.topic.replication.factor", replicas);
         p.setProperty("offsets.topic.num.partitions", "4");
-        p.setProperty("transaction.state.log.replication.factor", "1");
-        p.setProperty("transaction.state.log.min.isr", "1");
-        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
-        p.setProperty("share.coordinator.state.topic.min.isr", "1");
+        p.setProperty("transaction.state.log.replication.factor", replicas);
+        p.setProperty("transaction.state.log.min.isr", minInSync);
+        p.setProperty("share.coordinator.state.topic.replication.factor", replicas);
+        p.setProperty("share.coordinator.state.topic.min.isr", minInSync);
         p.setProperty("group.initial.rebalance.delay.ms", "0");
         p.setProperty("auto.create.topics.enable", "true");
         p.setProperty("log.flush.interval.messages", "9223372036854775807");
+        if (clusterSize > 1) {
+            // A broker that comes back catches up and takes its partitions' leadership back.
+            p.setProperty("unclean.leader.election.enable", "false");
+            p.setProperty("auto.leader.rebalance.enable", "true");
+            p.setProperty("leader.imbalance.check.interval.seconds", "30");
+        }
         Path file = dataDirectory.resolve("server.properties");
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(out, "written by sagas");

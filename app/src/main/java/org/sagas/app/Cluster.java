@@ -1,0 +1,314 @@
+package org.sagas.app;
+
+import java.io.PrintStream;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.sagas.app.cluster.RoleProcess;
+import org.sagas.app.cluster.RoundRobinFront;
+import org.sagas.embedded.FreePorts;
+import org.sagas.embedded.KafkaCluster;
+import org.sagas.orchestrator.messaging.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ./sagas cluster}: the product as a team that outgrew one process runs it, on one
+ * machine — an embedded PostgreSQL, a KRaft cluster of three brokers (every topic replicated
+ * three times, two in sync for a write), several processes of each role, each a JVM of its own
+ * with its own log, one sandbox, and a round-robin front before the {@code api} processes
+ * (docs/operations.md, "A cluster on one machine"). {@link #close()} stops everything it started,
+ * the front and the roles first. Not thread-safe.
+ */
+final class Cluster implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Cluster.class);
+    /** The roles in the order they start: what is called before what calls it. */
+    static final List<String> ROLES = List.of("relay", "payment-worker", "saga-worker", "reconciler", "api");
+    private static final Duration READY_WITHIN = Duration.ofMinutes(4);
+
+    /**
+     * What to run.
+     *
+     * @param each processes of each role
+     * @param brokers brokers of the Kafka cluster
+     * @param frontPort the front's port (0: any free one)
+     */
+    record Shape(int each, int brokers, int frontPort) {
+        Shape {
+            if (each < 1 || each > 8) {
+                throw new ConfigurationError("--each takes 1 to 8 processes of each role, not " + each);
+            }
+            if (brokers < 1 || brokers > 5) {
+                throw new ConfigurationError("--brokers takes 1 to 5, not " + brokers);
+            }
+        }
+
+        static Shape from(Map<String, String> flags, Settings settings) {
+            try {
+                return new Shape(Integer.parseInt(flags.getOrDefault("--each", "2")),
+                        Integer.parseInt(flags.getOrDefault("--brokers", "3")), settings.apiPort());
+            } catch (NumberFormatException e) {
+                throw new ConfigurationError("--each and --brokers take a number: " + e.getMessage());
+            }
+        }
+    }
+
+    private final EmbeddedStack stack;
+    private final List<RoleProcess> processes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private RoundRobinFront front;
+    private Settings infrastructure;
+    private RoleProcess sandbox;
+    private String adminToken;
+    private String ledgerToken;
+    private int inventoryPort;
+    private int paymentPort;
+    private int adminPort = -1;
+
+    private Cluster(EmbeddedStack stack) {
+        this.stack = stack;
+    }
+
+    /** Starts the whole of it and prints where everything is. */
+    static Cluster start(Settings settings, Shape shape, PrintStream out) {
+        EmbeddedStack stack = (settings.dataDir() != null ? new EmbeddedStack(settings.dataDir())
+                : EmbeddedStack.scratch()).withBrokers(shape.brokers());
+        Cluster cluster = new Cluster(stack);
+        try {
+            out.println("starting embedded PostgreSQL and " + shape.brokers() + " Kafka brokers in " + stack.dataDir());
+            cluster.infrastructure = stack.start(settings, true, true);
+            out.println("schema: " + Node.migrateOnly(cluster.infrastructure) + " migrations applied");
+            cluster.checkReplication(shape.brokers(), out);
+            cluster.adminToken = AdminTokenFile.ensure(stack.dataDir());
+            cluster.ledgerToken = GeneratedSecret.ensure(stack.dataDir().resolve(SandboxSettings.TOKEN_FILE),
+                    SandboxSettings.LEDGER_TOKEN.name());
+            cluster.startProcesses(shape);
+            cluster.front = RoundRobinFront.start(shape.frontPort(), cluster.apiPorts());
+            cluster.print(out);
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void startProcesses(Shape shape) {
+        Path logs = stack.dataDir().resolve("logs");
+        try {
+            Files.createDirectories(logs);
+        } catch (java.io.IOException e) {
+            throw new ConfigurationError("cannot create " + logs + ": " + e.getMessage(), e);
+        }
+        inventoryPort = FreePorts.find();
+        paymentPort = FreePorts.find();
+        Map<String, String> common = commonEnv(inventoryPort, paymentPort);
+        Map<String, String> sandboxEnv = new LinkedHashMap<>(common);
+        sandboxEnv.put("SAGA_SANDBOX_CONTROLS", "on"); // chaos and the tour set stock and faults
+        sandbox = add("sandbox", "sandbox", sandboxEnv, logs);
+        sandbox.start().awaitReady(http, READY_WITHIN);
+        List<RoleProcess> roles = new ArrayList<>();
+        for (String role : ROLES) {
+            for (int i = 1; i <= shape.each(); i++) {
+                Map<String, String> env = new LinkedHashMap<>(common);
+                if (role.equals("api")) {
+                    int port = FreePorts.find();
+                    adminPort = adminPort < 0 ? port : adminPort;
+                    env.put("SAGA_ADMIN_PORT", Integer.toString(port));
+                }
+                roles.add(add(role + "-" + i, role, env, logs));
+            }
+        }
+        roles.forEach(RoleProcess::start);
+        awaitReady(roles);
+    }
+
+    private RoleProcess add(String name, String role, Map<String, String> env, Path logs) {
+        int port = FreePorts.find();
+        Map<String, String> own = new LinkedHashMap<>(env);
+        own.put("SAGA_HTTP_PORT", Integer.toString(port));
+        RoleProcess p = new RoleProcess(name, role, port, own, logs.resolve(name + ".log"));
+        processes.add(p);
+        return p;
+    }
+
+    /** Every process waited for at once: they start side by side. */
+    void awaitReady(List<RoleProcess> starting) {
+        ExecutorService waiting = Executors.newFixedThreadPool(Math.max(1, starting.size()));
+        try {
+            List<Future<?>> ready = new ArrayList<>();
+            for (RoleProcess p : starting) {
+                ready.add(waiting.submit(() -> p.awaitReady(http, READY_WITHIN)));
+            }
+            for (Future<?> f : ready) {
+                f.get();
+            }
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the cluster started", e);
+        } finally {
+            waiting.shutdownNow();
+        }
+    }
+
+    /**
+     * The settings every process gets: the infrastructure, the participants, the tokens; the
+     * schema is migrated once, by this launcher, before any role starts. The launcher's own
+     * {@code SAGA_*} settings are handed on, so a setting applies to the whole cluster.
+     */
+    private Map<String, String> commonEnv(int inventoryPort, int paymentPort) {
+        Map<String, String> env = new LinkedHashMap<>();
+        System.getenv().forEach((k, v) -> {
+            if (k.startsWith("SAGA_") && !k.equals("SAGA_DATA_DIR") && !k.equals("SAGA_HTTP_PORT")) {
+                env.put(k, v);
+            }
+        });
+        env.put("SAGA_DB_URL", infrastructure.dbUrl());
+        env.put("SAGA_DB_USER", infrastructure.dbUser());
+        env.put("SAGA_DB_PASSWORD", infrastructure.dbPassword());
+        env.put("SAGA_DB_MIGRATE", "off");
+        env.put("SAGA_KAFKA_BOOTSTRAP", infrastructure.kafkaBootstrap());
+        env.put("SAGA_INVENTORY_PORT", Integer.toString(inventoryPort));
+        env.put("SAGA_PAYMENT_PORT", Integer.toString(paymentPort));
+        env.put("SAGA_INVENTORY_URL", "http://127.0.0.1:" + inventoryPort);
+        env.put("SAGA_PAYMENT_URL", "http://127.0.0.1:" + paymentPort);
+        env.put("SAGA_SANDBOX_LEDGER_TOKEN", ledgerToken);
+        env.put("SAGA_ADMIN_TOKEN", adminToken);
+        return env;
+    }
+
+    /** Every topic of the product has as many replicas as the cluster has brokers, up to three. */
+    private void checkReplication(int brokers, PrintStream out) {
+        int expected = Math.min(3, brokers);
+        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", infrastructure.kafkaBootstrap()))) {
+            Map<String, TopicDescription> topics = admin.describeTopics(Topics.all()).allTopicNames().get();
+            List<String> short_ = topics.values().stream()
+                    .filter(t -> t.partitions().stream().anyMatch(p -> p.replicas().size() != expected))
+                    .map(TopicDescription::name).toList();
+            if (!short_.isEmpty()) {
+                throw new IllegalStateException("topics without " + expected + " replicas: " + short_);
+            }
+            out.println("topics: " + topics.size() + ", each replicated to " + expected + " brokers"
+                    + (brokers >= 3 ? ", min.insync.replicas=2" : ""));
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot describe the topics: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private List<Integer> apiPorts() {
+        return processes.stream().filter(p -> p.role().equals("api")).map(RoleProcess::httpPort).toList();
+    }
+
+    private void print(PrintStream out) {
+        out.println("sagas cluster is up");
+        out.println("  orders API   http://127.0.0.1:" + front.port() + "/orders  (round robin over "
+                + apiPorts().size() + " api processes)");
+        for (RoleProcess p : processes) {
+            out.printf("  %-16s pid %-7d http://127.0.0.1:%d  log %s%n", p.name(), p.pid(), p.httpPort(), p.log());
+        }
+        out.println("  inventory    " + inventoryUrl() + "  (PUT /stock/{sku}, PUT /_faults)");
+        out.println("  payments     " + paymentUrl() + "  (PUT /_faults; ledgers with the token below)");
+        out.println("  ledger token " + stack.dataDir().resolve(SandboxSettings.TOKEN_FILE));
+        out.println("  operator API http://127.0.0.1:" + adminPort() + "/admin  (token in "
+                + stack.dataDir().resolve(AdminTokenFile.NAME) + ")");
+        out.println("  PostgreSQL   " + infrastructure.dbUrl());
+        out.println("  Kafka        " + infrastructure.kafkaBootstrap());
+        out.println("Ctrl-C stops everything.");
+        out.flush();
+    }
+
+    /** The front's base URL. */
+    String apiUrl() {
+        return "http://127.0.0.1:" + front.port();
+    }
+
+    String inventoryUrl() {
+        return "http://127.0.0.1:" + inventoryPort;
+    }
+
+    String paymentUrl() {
+        return "http://127.0.0.1:" + paymentPort;
+    }
+
+    /** The first api process's operator port. */
+    int adminPort() {
+        return adminPort;
+    }
+
+    String adminToken() {
+        return adminToken;
+    }
+
+    String ledgerToken() {
+        return ledgerToken;
+    }
+
+    /** The settings the roles run with, for a checker or a client in this JVM. */
+    Settings infrastructure() {
+        return infrastructure;
+    }
+
+    List<RoleProcess> processes() {
+        return List.copyOf(processes);
+    }
+
+    /** The brokers; null with a single one. */
+    KafkaCluster brokers() {
+        return stack.cluster();
+    }
+
+    /** Restarts PostgreSQL on its port and data; {@code abrupt}: as a crash, without a checkpoint. */
+    void restartPostgres(boolean abrupt) {
+        stack.restartPostgres(abrupt);
+    }
+
+    Path dataDir() {
+        return stack.dataDir();
+    }
+
+    @Override
+    public void close() {
+        if (front != null) {
+            front.close();
+        }
+        // Clients of the sandbox first, the sandbox last; side by side, each within its own bound.
+        List<Thread> stopping = new ArrayList<>();
+        for (RoleProcess p : processes) {
+            if (p != sandbox) {
+                Thread t = new Thread(p::stop, "stop-" + p.name());
+                t.start();
+                stopping.add(t);
+            }
+        }
+        for (Thread t : stopping) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (sandbox != null) {
+            sandbox.stop();
+        }
+        try {
+            stack.close();
+        } catch (RuntimeException e) {
+            log.warn("the embedded servers did not stop cleanly: {}", e.toString());
+        }
+    }
+}
