@@ -21,7 +21,7 @@ import java.util.UUID;
  */
 public final class Checker {
     private static final Duration POLL = Duration.ofMillis(250);
-    private static final Duration CONFIRM_AFTER = Duration.ofSeconds(1);
+    private static final Duration CONFIRM_AFTER = Duration.ofMillis(500);
 
     private Checker() {}
 
