@@ -41,6 +41,9 @@ public final class Main {
             // The CLI has options of its own (see ./sagas admin --help).
             return AdminCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
         }
+        if (args.length > 0 && args[0].equals("check")) {
+            return check(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
+        }
         List<String> positional = new ArrayList<>();
         Map<String, String> flags = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
@@ -111,6 +114,16 @@ public final class Main {
         }
     }
 
+    /**
+     * {@code ./sagas check}, with options of its own (see ./sagas check --help), against the product
+     * the settings in {@code env} describe.
+     */
+    static int check(String[] args, java.util.function.Function<String, String> env, PrintStream out,
+            PrintStream err) {
+        return org.sagas.app.check.CheckCommand.run(args, () -> CheckTargets.of(Settings.from(env, Map.of())), out,
+                err);
+    }
+
     /** Blocks until SIGINT/SIGTERM; the shutdown hook stops everything that was started. */
     private static int serve(AutoCloseable running) {
         CountDownLatch stopped = new CountDownLatch(1);
@@ -166,6 +179,9 @@ public final class Main {
         out.println("  fuzz                hostile requests at the API, each must be a 4xx storing nothing");
         out.println("                      [--seconds N] [--seed N] [--url http://host:port [--api-key K]]");
         out.println("                      (without --url it starts its own product)");
+        out.println("  check               the invariants against a running product (SAGA_DB_URL, SAGA_KAFKA_BOOTSTRAP,");
+        out.println("                      the ledgers): a table, exit 0 all hold, 1 one failed, 2 unreachable");
+        out.println("                      [--settle S] [--outbox-age S] [--json FILE] [--order ID] (check --help)");
         out.println("  admin <verb>        the operator CLI over the operator API: sagas, saga, retry, cancel,");
         out.println("                      resolve-payment, batch, incidents, dead-letters, audit (admin --help)");
         out.println();

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,12 +17,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
-import org.assertj.core.api.SoftAssertions;
+import org.sagas.app.check.CheckOptions;
+import org.sagas.app.check.Checker;
+import org.sagas.app.check.Invariant;
+import org.sagas.app.check.Report;
+import org.sagas.app.check.ReportOutput;
 
 /**
- * The invariants of DESIGN.md section 8 as seen from outside: the orders API, the sandbox
- * inventory's reservations and the sandbox payment provider's ledger.
+ * The invariants as seen from outside, for the functional tests: waiting for orders to settle over
+ * the orders API, and {@link #check} by the product's own checker ({@code ./sagas check}), so the
+ * invariants are written in one place.
  */
 final class Invariants {
     private static final Set<String> SETTLED = Set.of("CONFIRMED", "CANCELLED");
@@ -42,36 +50,19 @@ final class Invariants {
     }
 
     /**
-     * At most one captured charge per order (2); no reservation held for a CANCELLED or REJECTED
-     * order, one reservation and one capture for a CONFIRMED one (3). Reads the sandboxes' ledgers
-     * once, not once per order.
+     * The invariants of {@code ./sagas check} on {@code orders} (and their SKUs' stock), judged by the
+     * checker itself (org.sagas.app.check, docs/operations.md "Checking the invariants"): every order
+     * terminal, at most one capture each, one for a CONFIRMED order and none left for a CANCELLED or
+     * REJECTED one, no reservation held for those, and the stock of their SKUs adding up.
      */
     static void check(TestProduct product, Collection<UUID> orders) {
-        Map<String, List<String>> charges = byOrder(product.get(product.payments("/charges")));
-        Map<String, List<String>> reservations = byOrder(product.get(product.inventory("/reservations")));
-        Map<UUID, String> statuses = statusesOf(product, orders);
-        SoftAssertions softly = new SoftAssertions();
-        for (UUID id : orders) {
-            String status = statuses.get(id);
-            List<String> charged = charges.getOrDefault(id.toString(), List.of());
-            List<String> held = reservations.getOrDefault(id.toString(), List.of());
-            long captured = charged.stream().filter("CAPTURED"::equals).count();
-            long reserved = held.stream().filter("RESERVED"::equals).count();
-            String what = "order " + id + " (" + status + "), charges " + charged + ", reservations " + held;
-            softly.assertThat(captured).as("captured charges of " + what).isLessThanOrEqualTo(1);
-            switch (status) {
-                case "CONFIRMED" -> {
-                    softly.assertThat(captured).as("captured charges of " + what).isEqualTo(1);
-                    softly.assertThat(reserved).as("held reservations of " + what).isEqualTo(1);
-                }
-                case "CANCELLED", "REJECTED" -> {
-                    softly.assertThat(captured).as("captured charges of " + what).isZero();
-                    softly.assertThat(reserved).as("held reservations of " + what).isZero();
-                }
-                default -> softly.fail("order " + id + " is not settled: " + status);
-            }
-        }
-        softly.assertAll();
+        Report report = Checker.run(CheckTargets.of(product.settings()), CheckOptions.defaults()
+                .withSettle(Duration.ZERO).withOrders(Set.copyOf(orders)).withMaxIds(20).only(EnumSet.of(
+                        Invariant.NOT_TERMINAL, Invariant.CHARGED_TWICE, Invariant.CONFIRMED_WITHOUT_CAPTURE,
+                        Invariant.CAPTURE_NOT_REFUNDED, Invariant.STOCK_MISMATCH, Invariant.RESERVED_NOT_LIVE)));
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+        ReportOutput.table(report, new PrintStream(table, true, StandardCharsets.UTF_8));
+        assertThat(report.failed()).as(table.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
     /** The current status of each order: from the newest-first list, else one by one. */
@@ -85,13 +76,6 @@ final class Invariants {
             statuses.computeIfAbsent(id, product::status);
         }
         return statuses;
-    }
-
-    /** The {@code status} of each entry of a sandbox ledger, grouped by {@code orderId}. */
-    private static Map<String, List<String>> byOrder(JsonNode ledger) {
-        return StreamSupport.stream(ledger.spliterator(), false).collect(Collectors.groupingBy(
-                n -> n.path("orderId").asText(), Collectors.mapping(n -> n.path("status").asText(),
-                        Collectors.toList())));
     }
 
     /** The reasons in an order's history, oldest first. */

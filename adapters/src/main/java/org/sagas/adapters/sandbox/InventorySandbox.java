@@ -18,7 +18,8 @@ import org.sagas.orchestrator.http.OpenApiDocument;
  *
  * <ul>
  *   <li>{@code PUT /stock/{sku}} {@code {"available":n}} sets what can still be reserved (controls
- *       only, below); {@code GET /stock/{sku}} answers {@code {"sku","available","reserved"}}.</li>
+ *       only, below); {@code GET /stock/{sku}} answers {@code {"sku","available","reserved","stocked"}}
+ *       ({@code stocked}: the last PUT plus what was held then, see {@link StockLevel}).</li>
  *   <li>{@code POST /reservations}, header {@code Idempotency-Key}, optional {@code X-Deadline},
  *       body {@code {"orderId","lines":[{"sku","quantity"}]}}: reserves every line or none and
  *       answers the reservation {@code {"key","orderId","status","lines"}}. The same key answers

@@ -32,16 +32,27 @@ final class InventoryStore {
         this.db = db;
     }
 
-    /** Sets what can still be reserved of {@code sku}. */
+    /**
+     * Sets what can still be reserved of {@code sku}, and records what the SKU is stocked with now:
+     * {@code available} plus what reservations hold. The stock row is locked first, so the held
+     * quantities are read after any reservation or release of the SKU that was under way.
+     */
     StockLevel setAvailable(String sku, int available) {
         return db.inTransaction(c -> {
-            Db.update(c, """
-                    INSERT INTO sandbox.stock (sku, available) VALUES (?, ?)
-                    ON CONFLICT (sku) DO UPDATE SET available = EXCLUDED.available, updated_at = now()""",
-                    sku, available);
+            Db.query(c, "SELECT sku FROM sandbox.stock WHERE sku = ? FOR UPDATE", rs -> rs.getString(1), sku);
+            Db.update(c, "INSERT INTO sandbox.stock (sku, available, stocked) VALUES (?, ?, ? + (" + HELD + "))"
+                    + " ON CONFLICT (sku) DO UPDATE"
+                    + " SET available = EXCLUDED.available, stocked = EXCLUDED.stocked, updated_at = now()",
+                    sku, available, available, sku);
             return stock(c, sku);
         });
     }
+
+    /** What the reservations of one SKU (the parameter) hold now. */
+    private static final String HELD = """
+            SELECT coalesce(sum(l.quantity), 0) FROM sandbox.reservation_line l
+            JOIN sandbox.reservation r ON r.reservation_key = l.reservation_key
+            WHERE l.sku = ? AND r.status = 'RESERVED'""";
 
     StockLevel stock(String sku) {
         return db.withConnection(c -> stock(c, sku));
@@ -216,12 +227,9 @@ final class InventoryStore {
     }
 
     private static StockLevel stock(Connection c, String sku) throws SQLException {
-        return Db.queryFirst(c, """
-                SELECT coalesce((SELECT available FROM sandbox.stock WHERE sku = ?), 0),
-                       coalesce((SELECT sum(l.quantity) FROM sandbox.reservation_line l
-                                 JOIN sandbox.reservation r ON r.reservation_key = l.reservation_key
-                                 WHERE l.sku = ? AND r.status = 'RESERVED'), 0)""",
-                rs -> new StockLevel(sku, rs.getLong(1), rs.getLong(2)), sku, sku).orElseThrow();
+        return Db.queryFirst(c, "SELECT coalesce((SELECT available FROM sandbox.stock WHERE sku = ?), 0), ("
+                + HELD + "), coalesce((SELECT stocked FROM sandbox.stock WHERE sku = ?), 0)",
+                rs -> new StockLevel(sku, rs.getLong(1), rs.getLong(2), rs.getLong(3)), sku, sku, sku).orElseThrow();
     }
 
     private static Optional<Reservation> find(Connection c, String key) throws SQLException {

@@ -83,6 +83,24 @@ class InventorySandboxIT {
         assertThat(read.get("reserved").asLong()).isZero();
     }
 
+    @Test
+    void shouldRecordWhatASkuIsStockedWithCountingWhatReservationsHoldWhenItIsSet() {
+        // Given a SKU stocked with 5, 2 of them reserved
+        String sku = stocked(5);
+        UUID order = UUID.randomUUID();
+        assertThat(client.reserve(order + ":reserve", order, List.of(line(sku, 2)), TIMEOUT, NO_DEADLINE))
+                .isEqualTo(Reservation.RESERVED);
+        assertThat(http.get("/stock/" + sku).json().get("stocked").asLong()).isEqualTo(5);
+        // When its available stock is set to 10 while the reservation holds 2
+        http.put("/stock/" + sku, "{\"available\":10}");
+        // Then it is stocked with 12, and a release keeps stocked - reserved = available
+        assertThat(http.get("/stock/" + sku).json().get("stocked").asLong()).isEqualTo(12);
+        client.release(order + ":release", order + ":reserve", order, TIMEOUT, NO_DEADLINE);
+        JsonNode after = http.get("/stock/" + sku).json();
+        assertThat(after.get("stocked").asLong() - after.get("reserved").asLong())
+                .isEqualTo(after.get("available").asLong()).isEqualTo(12);
+    }
+
     // ---- reserve and release ---------------------------------------------------------------
 
     @Test
