@@ -228,6 +228,11 @@ final class Cluster implements AutoCloseable {
                 + stack.dataDir().resolve(AdminTokenFile.NAME) + ")");
         out.println("  PostgreSQL   " + infrastructure.dbUrl());
         out.println("  Kafka        " + infrastructure.kafkaBootstrap());
+        out.println("  check        SAGA_DB_URL=" + infrastructure.dbUrl() + " SAGA_DB_PASSWORD_FILE="
+                + stack.dataDir().resolve("postgres").resolve(EmbeddedStack.PASSWORD_FILE) + " SAGA_KAFKA_BOOTSTRAP="
+                + infrastructure.kafkaBootstrap() + " SAGA_INVENTORY_URL=" + inventoryUrl() + " SAGA_PAYMENT_URL="
+                + paymentUrl() + " SAGA_SANDBOX_LEDGER_TOKEN_FILE=" + stack.dataDir().resolve(SandboxSettings.TOKEN_FILE)
+                + " ./sagas check");
         out.println("Ctrl-C stops everything.");
         out.flush();
     }
