@@ -18,7 +18,7 @@ public final class Main {
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
-            "--each", "--brokers");
+            "--each", "--brokers", "--results");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 
@@ -84,6 +84,8 @@ public final class Main {
                     return serve(Product.up(settings, out));
                 case "cluster":
                     return serve(Cluster.start(settings, Cluster.Shape.from(flags, settings), out));
+                case "chaos":
+                    return Chaos.run(flags, settings, out);
                 case "settings":
                     out.print(Settings.reference());
                     return 0;
@@ -154,6 +156,10 @@ public final class Main {
         out.println("                      cluster of 3 brokers (replication 3, min.insync.replicas 2), each role");
         out.println("                      in processes of its own behind a round-robin front on --port, a sandbox");
         out.println("                      [--each N] (processes of each role, default 2) [--brokers N] [--data-dir DIR]");
+        out.println("  chaos               orders against a cluster while faults drawn from a seed kill -9 and pause");
+        out.println("                      role processes, kill brokers, crash PostgreSQL, take inventory down, slow");
+        out.println("                      the provider; then the checker; writes bench/results/chaos.json");
+        out.println("                      [--seed N] [--duration S] [--rate N] [--each N] [--results DIR]");
         out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
         out.println("  kafka-access        on a Kafka that authenticates: create the topics, each role's user and");
