@@ -17,7 +17,7 @@ import java.util.stream.StreamSupport;
 import org.assertj.core.api.SoftAssertions;
 
 /**
- * The invariants of DESIGN.md section 8 as seen from outside: the orders API, the sandbox
+ * The invariants (docs/design.md, "Invariants") as seen from outside: the orders API, the sandbox
  * inventory's reservations and the sandbox payment provider's ledger.
  */
 final class Invariants {
