@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code ./sagas admin <verb>}: the operator API from a terminal (DESIGN.md section 9a). Tables for
+ * {@code ./sagas admin <verb>}: the operator API from a terminal (docs/operations-admin.md). Tables for
  * people, {@code --json} for scripts (the API's answer as it is), {@code --help} on every verb.
  * Exit codes: 0 done, 1 refused or failed (the reason on stderr), 2 a wrong command line, 3 the
  * operator API cannot be reached.

@@ -14,7 +14,7 @@ import org.sagas.orchestrator.admin.FailureLimit;
 import org.sagas.orchestrator.admin.SessionPolicy;
 
 /**
- * The operator API's settings (DESIGN.md section 9a), declared in {@link #TABLE}. Immutable.
+ * The operator API's settings (docs/operations-admin.md), declared in {@link #TABLE}. Immutable.
  *
  * @param tokensFile null when unset
  * @param token null when unset

@@ -28,7 +28,7 @@ import org.sagas.embedded.FreePorts;
  * sandbox participants in a process of their own on a database of their own ({@value #SANDBOX_DB}),
  * and the product (every role but the sandbox) in another, freshly started by
  * {@link #startProduct}; this JVM is the client. So each one's CPU, and each database's
- * transactions, rows and WAL, can be told apart (DESIGN.md section 10). PostgreSQL backends are
+ * transactions, rows and WAL, can be told apart (docs/design.md, "Performance targets"). PostgreSQL backends are
  * told apart by {@code application_name}: {@code sagas} and {@code outbox-relay …} (the product),
  * {@code sagas-sandbox}, {@code sagas-bench} (this JVM). Not thread-safe, but for
  * {@link #monitor()}.

@@ -60,7 +60,7 @@ final class Product implements AutoCloseable {
     private WarmUp warmUp;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
-    /** Checked before anything starts: an open API refuses to face the network (issue 16). */
+    /** Checked before anything starts: an open API refuses to face the network (docs/security.md). */
     private ClientAccess access;
     /** Traces: off unless OTEL_* variables ask (ADR 0018). */
     private Telemetry telemetry = Telemetry.off();

@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reconciliation jobs of the {@code reconciler} role (DESIGN.md section 9b), started in
+ * The reconciliation jobs of the {@code reconciler} role (docs/design.md, "Reconciliation"), started in
  * dependency order and stopped in reverse: the ledger puller, the Kafka Streams topology, the
  * findings sink, the repair worker and the findings' gauges.
  */

@@ -10,7 +10,7 @@ import org.sagas.orchestrator.config.SettingsTable;
 import org.sagas.reconciler.ReconcilerConfig;
 
 /**
- * The reconciliation jobs' settings (DESIGN.md section 9b), declared in {@link #TABLE}. Immutable.
+ * The reconciliation jobs' settings (docs/design.md, "Reconciliation"), declared in {@link #TABLE}. Immutable.
  *
  * @param stateDir where Kafka Streams keeps its state; null for a fresh temporary directory
  */

@@ -30,7 +30,8 @@ import org.sagas.app.bench.ThreadCpu;
 import org.sagas.orchestrator.Json;
 
 /**
- * {@code ./sagas bench steady}: healthy load must not be degraded (issue 12 item 4). A freshly
+ * {@code ./sagas bench steady}: healthy load must not be degraded (docs/design.md,
+ * "Performance targets"). A freshly
  * started product (cold: its own warm-up before ready, none of the benchmark's unless
  * {@code --warm-up}), a client in another process sending a steady, open-loop {@code rate} of
  * orders (100/s) for {@code duration}, inventory healthy at 40 ms; once with every order on one

@@ -217,7 +217,7 @@ final class ThroughputBenchmark {
             r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
             new OrderCost(cpuUsed, dbUsed, monitorStatements, confirmed, rig.productDbName(), BenchRig.SANDBOX_DB)
                     .into(r);
-            // Where the product's transactions and rows go, statement by statement (issue 12 item 2).
+            // Where the product's transactions and rows go, statement by statement: the cost per order.
             statements = DbCounters.topStatements(rig.stats(), rig.productDbName(), confirmed, 25);
         }
         r.put("load_average_at_start", round(loadBefore));

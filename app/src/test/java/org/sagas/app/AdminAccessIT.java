@@ -16,7 +16,7 @@ import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
 /**
- * Who may use the operator API (DESIGN.md section 9a, issue 14 item 1 and 8): its own listener,
+ * Who may use the operator API (docs/operations-admin.md, "Access"; docs/security.md): its own listener,
  * nothing of it on the public port, a token for everything, an operator's for writes, no writes
  * at all when read-only; refusals as problem+json, refused writes audited.
  */

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * Acting on many sagas at once (issue 14 item 5): a dry run, a batch paced at the rate asked, stop,
+ * Acting on many sagas at once (docs/operations-admin.md, "Acting on many"): a dry run, a batch
+ * paced at the rate asked, stop,
  * and a batch that outlives the process running it — on the real product, with real orders.
  */
 @RealInfrastructure

@@ -21,7 +21,7 @@ import org.sagas.embedded.FreePorts;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * {@code ./sagas admin} driven as a person would (issue 14 item 7), against the running product:
+ * {@code ./sagas admin} driven as a person would, against the running product:
  * tables, {@code --json}, {@code --help} per verb, and clear errors for an unreachable API, a bad
  * token and a refused action (409 with the current state), with their exit codes.
  */

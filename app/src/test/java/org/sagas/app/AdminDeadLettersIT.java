@@ -17,7 +17,7 @@ import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * Dead letters in one place (issue 14 item 6): outbox rows the broker refused, replayed or
+ * Dead letters in one place: outbox rows the broker refused, replayed or
  * discarded, and Kafka dead-letter records listed with their reason and redriven to their source
  * topic with the same key and headers plus a redrive header — each action audited.
  */

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * {@code GET /admin/overview} (issue 17 item 1): the figures of the console's overview in one
+ * {@code GET /admin/overview}: the figures of the console's overview in one
  * read-only answer, each from where it is kept.
  */
 @RealInfrastructure

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * Finding, inspecting and acting on one saga through the operator API (issue 14 items 2 to 4), on
+ * Finding, inspecting and acting on one saga through the operator API, on
  * the real product. Parked orders are only retried when someone asks (a 10-minute park retry, no
  * breaker to close), so each test decides when they move.
  */
@@ -317,7 +317,7 @@ class AdminSagasIT extends GameDayLifecycle {
     }
 
     private void markIncident(UUID id, String cause, String detail) {
-        // What the incident detector (issue 11) writes; the operator API reads and clears it.
+        // What the engine writes when it raises an incident; the operator API reads and clears it.
         product.product().node().jdbi.useHandle(h -> h.createUpdate("UPDATE saga_instance SET incident_cause = :c,"
                 + " incident_detail = :d, incident_at = now() WHERE saga_id = :id").bind("c", cause).bind("d", detail)
                 .bind("id", id).execute());

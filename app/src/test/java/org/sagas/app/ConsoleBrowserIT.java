@@ -35,7 +35,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * The operations console (issue 17 items 1 and 2) in a real browser: Debian's headless Chromium
+ * The operations console (its overview and saga pages) in a real browser: Debian's headless Chromium
  * driven through its own chromedriver (both installed by ops/install-browser.sh; nothing is
  * downloaded here), against the real product during an inventory outage, as an operator would use
  * it: with the keyboard, through the confirmation dialog. Writes a screenshot of each page to

@@ -35,7 +35,7 @@ import org.sagas.embedded.ScratchDirectory;
 /**
  * {@code kill -9} of {@code ./sagas up} mid-load, then {@code ./sagas up} again on the same data
  * directory: nothing of the first run is left running, the second comes up by itself and finishes
- * every order the first accepted, charging none twice (issue 11, ADR 0013).
+ * every order the first accepted, charging none twice (ADR 0013).
  */
 class CrashRestartIT {
     private static final Duration UP_WITHIN = Duration.ofSeconds(120);
@@ -111,7 +111,7 @@ class CrashRestartIT {
             running.kill();
         });
 
-        // Then PostgreSQL is left running on the directory, as in the crash reported in issue 11
+        // Then PostgreSQL is left running on the directory, as in the crash ADR 0013 starts from
         await("the broker ends with its parent").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                 .until(() -> processesUsing(dataDir.path()).stream().noneMatch(CrashRestartIT::isBroker));
         assertThat(processesUsing(dataDir.path())).as("PostgreSQL left behind").anyMatch(CrashRestartIT::isPostgres);

@@ -21,7 +21,7 @@ import org.sagas.app.Submissions.Answer;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * Degraded mode on the real product (issue 5, items 3 to 6): orders parked as pending when
+ * Degraded mode on the real product (docs/design.md, "Degraded mode"): orders parked as pending when
  * inventory cannot be reached, the pending cap, resuming oldest first, cancelling what can no
  * longer be served or waited too long, compensations resumed, deadlines shorter than inventory.
  *

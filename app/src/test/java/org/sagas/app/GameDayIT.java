@@ -19,10 +19,10 @@ import org.sagas.app.Submissions.Answer;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * Game days on the real stack (issue 5, item 9): the product with realistic inventory settings
+ * Game days on the real stack: the product with realistic inventory settings
  * (300 ms attempts, the API's 500 ms budget, a breaker open 2 s), several clients at once, and an
  * inventory that goes down, goes slow, sells out or takes a compensation with it; then comes back.
- * Each game day ends with every accepted order settled and the invariants of DESIGN.md section 8.
+ * Each game day ends with every accepted order settled and the invariants (docs/design.md, "Invariants").
  */
 @RealInfrastructure
 class GameDayIT extends GameDayLifecycle {

@@ -24,7 +24,7 @@ import org.sagas.app.check.Report;
 import org.sagas.app.check.ReportOutput;
 
 /**
- * The invariants as seen from outside, for the functional tests: waiting for orders to settle over
+ * The invariants (docs/design.md, "Invariants") as seen from outside, for the functional tests: waiting for orders to settle over
  * the orders API, and {@link #check} by the product's own checker ({@code ./sagas check}), so the
  * invariants are written in one place.
  */

@@ -28,7 +28,7 @@ import org.sagas.testkit.RealInfrastructure;
 import org.slf4j.LoggerFactory;
 
 /**
- * No saga left behind (issue 11, DESIGN.md section 8a) on the whole product: participants that
+ * No saga left behind (docs/design.md, "No saga left behind") on the whole product: participants that
  * refuse, replies that cannot be handled, charges that get lost. Every order ends in a terminal
  * status or a typed incident, the client gets a 4xx and the same answer on replay, nothing is
  * charged twice or left reserved. Tests that share settings run together (one restart each).

@@ -26,7 +26,7 @@ import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * Each listener's {@code GET /openapi.json} is the truth about it (issue 17 item 5): every route
+ * Each listener's {@code GET /openapi.json} is the truth about it: every route
  * the server registers is in its document and nothing else is, and real answers of the real
  * product — accepted, replayed, pending, refused for each reason that can be provoked, the
  * operator API's lists, actions, batches, dead letters, findings and console, the sandbox

@@ -20,8 +20,8 @@ import org.sagas.testkit.TestInfra;
 @RealInfrastructure
 class OpsMetricsIT {
     /**
-     * Meters being added by other work in progress (issue 11's incident gauge, issue 15's findings
-     * gauge), and Prometheus' own {@code up}. Remove the first two once the product exports them.
+     * Meters being added by other work in progress when this test was written (the incident gauge,
+     * the findings gauge), and Prometheus' own {@code up}. Remove the first two once the product exports them.
      */
     private static final Set<String> NOT_FROM_THE_PRODUCT = Set.of("saga_incidents",
             "saga_reconciliation_findings", "up");

@@ -21,7 +21,7 @@ import org.sagas.app.Submissions.Answer;
 import org.sagas.testkit.RealInfrastructure;
 
 /**
- * The protections around degraded mode on the real product (issue 5, items 2, 7 and 8): a "no"
+ * The protections around degraded mode on the real product (docs/design.md, "Resilience parameters"): a "no"
  * from inventory is an answer, not a failure, so it never trips the breaker; low-priority work is
  * shed first when too much is in flight; every metric the runbook relies on is exposed.
  */

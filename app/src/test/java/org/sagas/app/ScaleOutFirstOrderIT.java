@@ -19,7 +19,7 @@ import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
 /**
- * Issue 12 item 3: an {@code api} process added beside a running product (scale-out, a rolling
+ * An {@code api} process added beside a running product (scale-out, a rolling
  * deploy) serves its very first order at speed once it reports ready, with inventory healthy.
  */
 @RealInfrastructure

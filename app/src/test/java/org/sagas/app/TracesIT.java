@@ -32,7 +32,7 @@ import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
 /**
- * Traces through the outbox (issue 17 item 3, ADR 0018): one trace from {@code POST /orders} to
+ * Traces through the outbox (ADR 0018): one trace from {@code POST /orders} to
  * the confirmation across the relay, Kafka, the payment worker and the provider; a parked order
  * resumed later in a new trace linked to the first; nothing stored while tracing is off. The
  * product gets an SDK with an in-memory exporter through its wiring (never the global instance).

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A backlog that arrives after the statistics were taken of a (nearly) empty outbox: the planner
  * believes the table holds about one row, whatever its size. The relay's reads and deletes must
- * not depend on that belief (issue 12 item 5: the first rounds of a 200 000-row drain each took
+ * not depend on that belief (before, the first rounds of a 200 000-row drain each took
  * ~8 s to read 2 000 rows).
  */
 @RealInfrastructure

@@ -1,6 +1,6 @@
 package org.sagas.reconciler;
 
-/** What the reconciliation found (DESIGN.md section 9b), and the repair each kind gets. */
+/** What the reconciliation found (docs/design.md, "Reconciliation"), and the repair each kind gets. */
 public enum FindingKind {
     /** A captured charge whose order is cancelled, rejected or unknown, or a second capture: refunded. */
     CHARGED_NOT_CONFIRMED(RepairAction.REFUND),

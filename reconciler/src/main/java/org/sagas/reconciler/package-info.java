@@ -1,5 +1,5 @@
 /**
- * The reconciliation jobs (DESIGN.md section 9b): what fell between the orchestrator, the payment
+ * The reconciliation jobs (docs/design.md, "Reconciliation"): what fell between the orchestrator, the payment
  * provider and inventory, found by comparing the orders' events, the payment commands and replies
  * with the participants' own ledgers, and repaired when a repair is safe.
  *

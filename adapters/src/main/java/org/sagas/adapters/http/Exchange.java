@@ -22,8 +22,9 @@ import org.sagas.orchestrator.resilience.TransientFailure;
 import org.sagas.orchestrator.tracing.Tracing;
 
 /**
- * One participant's HTTP calls, with the outcome mapping both clients share (DESIGN.md section
- * 8a): a participant that failed (timeout, refused or broken connection, 5xx, 408, 409, 425, 429,
+ * One participant's HTTP calls, with the outcome mapping both clients share (docs/participants.md,
+ * "Say failed and no differently"): a participant that failed (timeout, refused or broken
+ * connection, 5xx, 408, 409, 425, 429,
  * an unreadable answer) becomes a {@link TransientFailure}, marked as possibly effective unless
  * the participant certainly did nothing (refused connection, 503, 408, 425, 429); one that
  * refused the request for good (any other status) a {@link ParticipantError}. No retries: they

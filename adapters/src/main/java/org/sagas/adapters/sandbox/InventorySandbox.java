@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 import org.sagas.orchestrator.http.OpenApiDocument;
 
 /**
- * A stand-in inventory service with fault injection (DESIGN.md section 9), its state in
+ * A stand-in inventory service with fault injection (its contract: openapi-inventory.json), its state in
  * PostgreSQL schema {@code sandbox}, so it survives a restart. Thread-safe.
  *
  * <ul>

@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 import org.sagas.orchestrator.http.OpenApiDocument;
 
 /**
- * A stand-in payment provider with fault injection (DESIGN.md section 9), its ledger in
+ * A stand-in payment provider with fault injection (its contract: openapi-payment.json), its ledger in
  * PostgreSQL schema {@code sandbox}, so it survives a restart. Thread-safe.
  *
  * <ul>

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * What one confirmed order cost, by who spent it (DESIGN.md section 10): the product (its JVM,
+ * What one confirmed order cost, by who spent it (docs/design.md, "Performance targets"): the product (its JVM,
  * its PostgreSQL backends, its share of PostgreSQL's shared work, the broker), the participants
  * (the sandbox's JVM and backends, their share) and the client (its JVM and backends); with
  * PostgreSQL transactions, rows written and WAL of the product's and the participants' databases.

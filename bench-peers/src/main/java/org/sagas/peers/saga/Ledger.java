@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The sandbox services as the benchmark sees them, through their public API (DESIGN.md section
- * 9): stock set before a contender runs, the provider's decline rate, and afterwards the check that
+ * The sandbox services as the benchmark sees them, through their public API (their OpenAPI
+ * documents, openapi-inventory.json and openapi-payment.json): stock set before a contender
+ * runs, the provider's decline rate, and afterwards the check that
  * a contender's orders add up. Thread-safe.
  */
 final class Ledger {

@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator API (DESIGN.md section 9a) on a listener of its own, apart from the public API:
+ * The operator API (docs/operations-admin.md) on a listener of its own, apart from the public API:
  * {@code /admin/…} for tools and the CLI, {@code /console/} for people. Starts the batch runner
  * with it and stops it on {@link #close()}. Thread-safe.
  */

@@ -15,7 +15,7 @@ import org.sagas.orchestrator.ordering.OrderFilter;
 import org.sagas.orchestrator.ordering.OrderStore;
 
 /**
- * Creating, showing and stopping batches (DESIGN.md section 9a). A dry run counts and samples and
+ * Creating, showing and stopping batches (docs/operations-admin.md, "Acting on many"). A dry run counts and samples and
  * writes nothing; a real one is stored with its audit row in one transaction and handed to the
  * {@link BatchRunner}. Thread-safe.
  */

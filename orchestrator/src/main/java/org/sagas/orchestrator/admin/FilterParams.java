@@ -18,7 +18,7 @@ import org.sagas.orchestrator.ordering.OrderFilter;
 import org.sagas.orchestrator.ordering.OrderStatus;
 
 /**
- * Reads the saga list's filter (DESIGN.md section 9a) from query parameters or from a batch's JSON
+ * Reads the saga list's filter (the admin openapi.json) from query parameters or from a batch's JSON
  * {@code filter}, with one error per mistake naming the parameter. The same names in both. Stateless.
  */
 final class FilterParams {

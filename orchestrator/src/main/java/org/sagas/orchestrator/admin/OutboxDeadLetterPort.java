@@ -3,7 +3,7 @@ package org.sagas.orchestrator.admin;
 import java.util.List;
 
 /**
- * Outbox rows the broker refused for good, kept by the relay (DESIGN.md section 6). Each operation
+ * Outbox rows the broker refused for good, kept by the relay (docs/design.md, "Outbox and messaging"). Each operation
  * is idempotent; {@link #replay} and {@link #discard} answer false when the row is no longer there.
  */
 public interface OutboxDeadLetterPort {

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The reconciliation's findings (DESIGN.md section 9b) as the reconciler stores them; the operator
+ * The reconciliation's findings (docs/design.md, "Reconciliation") as the reconciler stores them; the operator
  * API lists them at {@code GET /admin/reconciliation/findings?kind=&open=&limit=}. The reconciler
  * module implements it (its findings reader); a product without one lists nothing.
  */

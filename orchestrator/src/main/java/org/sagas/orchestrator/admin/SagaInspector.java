@@ -24,7 +24,7 @@ final class SagaInspector {
             String parkReason, int parkCount, Instant nextAttemptAt, Instant stepDeadlineAt, Instant expiresAt,
             Instant createdAt, Instant updatedAt, Incident incident) {}
 
-    /** Why the saga cannot go on without an operator (DESIGN.md section 8a), or null. */
+    /** Why the saga cannot go on without an operator (docs/design.md, "No saga left behind"), or null. */
     record Incident(String cause, String detail, Instant at) {}
 
     /** One transition, as the engine wrote it. */

@@ -1,5 +1,5 @@
 /**
- * The operator API (DESIGN.md section 9a): its own HTTP listener, apart from the public API, where
+ * The operator API (docs/operations-admin.md): its own HTTP listener, apart from the public API, where
  * operators with a bearer token find sagas, inspect one with what the participants hold for it,
  * retry, cancel or settle the payment of one, act on many at a paced rate (batches that survive a
  * restart), and resolve dead letters. Every write goes to the audit table.

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The orchestrator's HTTP API (DESIGN.md section 9): orders, health, metrics. Thread-safe.
+ * The orchestrator's HTTP API (its contract: openapi.json beside it): orders, health, metrics. Thread-safe.
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);

@@ -12,7 +12,7 @@ public final class Topics {
     public static final String LEDGER_CHARGES = "ledger.charges";
     /** Inventory's reservations, as pulled from its listing API; key = reservation key, compacted. */
     public static final String LEDGER_RESERVATIONS = "ledger.reservations";
-    /** What the reconciliation jobs found (DESIGN.md section 9b). */
+    /** What the reconciliation jobs found (docs/events.md). */
     public static final String RECONCILIATION_FINDINGS = "reconciliation.findings";
     /** Repairs the reconciler asks for (refund a charge, release a reservation), through the outbox. */
     public static final String RECONCILIATION_REPAIRS = "reconciliation.repairs";

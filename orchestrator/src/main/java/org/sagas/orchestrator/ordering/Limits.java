@@ -5,7 +5,7 @@ import java.util.Optional;
 /**
  * The one definition of what a valid order is made of, shared by the API's validation and the
  * participants (the sandbox inventory and payment provider, the payment worker), so that a
- * value the API accepts is never refused downstream (DESIGN.md section 8a). Lengths count
+ * value the API accepts is never refused downstream (docs/participants.md, "Accept what the orders API accepts"). Lengths count
  * Unicode code points (as PostgreSQL's {@code length()} does), never UTF-16 units. Stateless.
  */
 public final class Limits {

@@ -8,7 +8,7 @@ import org.sagas.orchestrator.ProblemDetail;
 import org.sagas.orchestrator.saga.Reason;
 
 /**
- * The answer to {@code POST /orders} (DESIGN.md section 9) for how the submission resolved: the
+ * The answer to {@code POST /orders} (the http openapi.json) for how the submission resolved: the
  * order's status after its first step resolved and, when it turned back, the typed cause. One
  * function, used both for the live answer and for the one stored under the Idempotency-Key, so a
  * replay answers the same whoever resolved the submission. Stateless.

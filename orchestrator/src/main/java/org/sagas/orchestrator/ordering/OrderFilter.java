@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Set;
 
 /**
- * Which orders an operator looks for (DESIGN.md section 9a). Every criterion is optional (null or
+ * Which orders an operator looks for (docs/operations-admin.md). Every criterion is optional (null or
  * empty: any); those given must all hold. Immutable.
  *
  * @param statuses any of these order statuses

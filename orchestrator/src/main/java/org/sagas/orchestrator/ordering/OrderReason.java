@@ -6,7 +6,7 @@ import org.sagas.orchestrator.saga.Reason;
 
 /**
  * The stable reason codes of the orders saga that customers see in an order's history and its
- * notices (DESIGN.md section 8a); the participant's own text goes only into a reason's detail,
+ * notices (docs/design.md, "Statuses"); the participant's own text goes only into a reason's detail,
  * for logs and operators. Decisions (the HTTP answer above all) switch on these, never on text.
  */
 public enum OrderReason {

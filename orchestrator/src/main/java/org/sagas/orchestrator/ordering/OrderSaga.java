@@ -118,8 +118,8 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         if (!changed) {
             return List.of();
         }
-        // Every status change is an event, in the transition's transaction and outbox row (DESIGN.md 9,
-        // docs/events.md), after the transition's own messages.
+        // Every status change is an event, in the transition's transaction and outbox row
+        // (docs/events.md), after the transition's own messages.
         OrderData o = after.data();
         return List.of(new OutgoingMessage(Topics.ORDERS_EVENTS, o.orderId().toString(),
                 OrderMessages.ORDER_STATUS_CHANGED, new OrderStatusChanged(o.orderId(), o.customerId(), after.label(),

@@ -1,6 +1,6 @@
 package org.sagas.orchestrator.ordering;
 
-/** The customer-visible status of an order (DESIGN.md section 2). */
+/** The customer-visible status of an order (docs/design.md, "Statuses"). */
 public enum OrderStatus {
     PENDING_CONFIRMATION(false),
     AWAITING_PAYMENT(false),

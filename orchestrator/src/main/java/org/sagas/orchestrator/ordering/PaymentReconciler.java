@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes every {@code PAYMENT_UNKNOWN} order end (DESIGN.md section 8a). It asks the provider what
+ * Makes every {@code PAYMENT_UNKNOWN} order end (docs/design.md, "Reconciliation"). It asks the provider what
  * happened under the order's charge key: a capture or a decline is fed to the saga as the reply
  * that never came (with a deterministic message id, so the inbox keeps it to one effect). When the
  * provider never saw the key and the command is no longer in flight — dead-lettered, or neither

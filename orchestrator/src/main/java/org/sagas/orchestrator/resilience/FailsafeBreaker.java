@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>open becomes half-open only lazily, on the next call: {@link #state()} makes the move as
  *       soon as the open duration has passed, so gauges and listeners see it without traffic;
- *   <li>half-open can admit more trials than configured under concurrency (issue 391): a
+ *   <li>half-open can admit more trials than configured under concurrency (a known Failsafe fault): a
  *       semaphore of {@code halfOpenTrials} slots is the only gate in half-open, Failsafe's own
  *       permits are not used at all.
  * </ul>

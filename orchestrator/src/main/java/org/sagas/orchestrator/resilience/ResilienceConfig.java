@@ -47,7 +47,7 @@ public record ResilienceConfig(String dependency, TimeoutConfig timeout, Optiona
     }
 
     /**
-     * The inventory service (DESIGN.md section 4): 300 ms per attempt, don't call with less than
+     * The inventory service (docs/design.md, "Resilience parameters"): 300 ms per attempt, don't call with less than
      * 20 ms left; 3 attempts, full jitter 50 ms base / 200 ms cap, retries at most 10% of calls
      * from a budget of 10; opens at 50% failures over at least 20 calls in 10 s, open 10 s, 3
      * half-open trials; 24 permits with 50 ms wait.
@@ -80,7 +80,7 @@ public record ResilienceConfig(String dependency, TimeoutConfig timeout, Optiona
     }
 
     /**
-     * The payment provider (DESIGN.md section 4): 2 s per attempt, don't call with less than 50 ms
+     * The payment provider (docs/design.md, "Resilience parameters"): 2 s per attempt, don't call with less than 50 ms
      * left; 3 attempts, full jitter 200 ms base / 2 s cap, retries at most 10% of calls from a
      * budget of 10; opens at 50% failures over at least 10 calls in 10 s, open 10 s, 3 half-open
      * trials; 16 permits with 100 ms wait.

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * Limits the calls in flight to one dependency, waiting a bounded time for a free slot.
  *
  * <p>It replaces Failsafe's {@code Bulkhead}, whose synchronous form can leak a permit when a
- * waiter is rejected or times out (Failsafe issue 393). A fair {@link Semaphore} gives a permit
+ * waiter is rejected or times out (a known Failsafe fault, reproduced by SemaphoreBulkheadTest). A fair {@link Semaphore} gives a permit
  * only to a waiter that returns it, and a {@link Permit} returns it exactly once.
  *
  * <p>Thread-safe.

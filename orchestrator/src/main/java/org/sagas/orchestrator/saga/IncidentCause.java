@@ -1,7 +1,7 @@
 package org.sagas.orchestrator.saga;
 
 /**
- * Why a saga cannot go on without an operator (DESIGN.md section 8a). Stored as text in {@code
+ * Why a saga cannot go on without an operator (docs/design.md, "No saga left behind"). Stored as text in {@code
  * saga_instance.incident_cause}, a CHECK list of these names.
  */
 public enum IncidentCause {

@@ -1,6 +1,6 @@
 package org.sagas.orchestrator.saga;
 
-/** What an operator may ask of one saga that has not ended (DESIGN.md section 9a). */
+/** What an operator may ask of one saga that has not ended (docs/operations-admin.md). */
 public enum OperatorCommand {
     /** Run the waiting step now, or send the awaited command again (same participant key). */
     RETRY,

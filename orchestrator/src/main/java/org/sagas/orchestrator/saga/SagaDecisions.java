@@ -10,7 +10,7 @@ import java.util.UUID;
 /**
  * The engine's decisions: pure functions from an instance and what happened to a
  * {@link Transition}. No database, no clock of their own: testable as they are. Each switches on
- * the {@link StepResult} type (DESIGN.md section 8a): nothing is decided on text.
+ * the {@link StepResult} type (docs/design.md, "Steps and compensations"): nothing is decided on text.
  */
 public final class SagaDecisions {
     private SagaDecisions() {}

@@ -313,7 +313,7 @@ public final class SagaEngine {
     }
 
     /**
-     * Marks saga {@code id} as an incident (DESIGN.md section 8a), for callers outside its own
+     * Marks saga {@code id} as an incident (docs/design.md, "No saga left behind"), for callers outside its own
      * steps: a consumer that dead-lettered its message, a reconciler that gave up. Needs no
      * definition (the saga's may be gone). Logged once, with the saga (order) id and the cause;
      * raising the cause it already has changes nothing.

@@ -2,7 +2,7 @@ package org.sagas.orchestrator.saga;
 
 /**
  * What a step (or its compensation) came back with: the participant's outcome as a type
- * (DESIGN.md section 8a). Every decision the engine makes switches on it, never on text.
+ * (docs/design.md, "Steps and compensations"). Every decision the engine makes switches on it, never on text.
  *
  * <ul>
  *   <li>{@link Done}: the work is done;</li>

@@ -1,5 +1,5 @@
 /**
- * Traces and log context (issue 17, ADR 0018): the OpenTelemetry API only. {@link
+ * Traces and log context (ADR 0018): the OpenTelemetry API only. {@link
  * org.sagas.orchestrator.tracing.Tracing} is the one handle the wiring passes around; it is off
  * (a no-op, nothing parsed, nothing formatted, nothing stored) unless the application installed
  * an SDK because the standard {@code OTEL_*} variables asked for one. {@link

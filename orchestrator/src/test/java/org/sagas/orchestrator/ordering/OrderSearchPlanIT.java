@@ -19,7 +19,7 @@ import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
 /**
- * The operator's saga list on 100 000 orders (DESIGN.md section 9a): for every filter, its page
+ * The operator's saga list on 100 000 orders (docs/operations-admin.md): for every filter, its page
  * and its bounded count are planned without reading a whole table, and paging by cursor returns
  * each order once.
  */

@@ -21,8 +21,7 @@ import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
 /**
- * Submissions whose participants refuse, fail or die mid-flight, on a real PostgreSQL (issue 11,
- * items 1, 2, 3, 6, 8, 10): every one ends in a status the answer allowed, with a typed reason.
+ * Submissions whose participants refuse, fail or die mid-flight, on a real PostgreSQL: every one ends in a status the answer allowed, with a typed reason.
  */
 @RealInfrastructure
 class OrderSubmissionIT {

@@ -18,7 +18,7 @@ import org.sagas.orchestrator.saga.SagaTimings;
 import org.sagas.testkit.RealInfrastructure;
 import org.sagas.testkit.TestInfra;
 
-/** PAYMENT_UNKNOWN always ends (issue 11, item 4), on a real PostgreSQL with a scripted provider. */
+/** PAYMENT_UNKNOWN always ends, on a real PostgreSQL with a scripted provider. */
 @RealInfrastructure
 class PaymentReconcilerIT {
     private static Jdbi jdbi;

@@ -52,7 +52,7 @@ class ResilienceSettingsTest {
         Map<String, String> inventory = defaults(ResilienceSettings.inventoryTable());
         Map<String, String> payment = defaults(ResilienceSettings.paymentTable());
 
-        // Then each dependency has its own (DESIGN.md section 4)
+        // Then each dependency has its own (docs/design.md, "Resilience parameters")
         assertThat(inventory).containsEntry("SAGA_INVENTORY_TIMEOUT_MS", "300")
                 .containsEntry("SAGA_INVENTORY_BACKOFF_BASE_MS", "50")
                 .containsEntry("SAGA_INVENTORY_BACKOFF_CAP_MS", "200")

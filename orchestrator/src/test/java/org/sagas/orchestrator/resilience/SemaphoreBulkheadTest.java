@@ -91,7 +91,7 @@ class SemaphoreBulkheadTest {
     }
 
     /**
-     * The Failsafe issue 393 scenario: waiters that time out or are interrupted while the
+     * The scenario of Failsafe's leaking bulkhead: waiters that time out or are interrupted while the
      * permits change hands must not leave a permit behind.
      */
     @Test

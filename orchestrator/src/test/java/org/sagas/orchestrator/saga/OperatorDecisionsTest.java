@@ -10,7 +10,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.sagas.orchestrator.saga.TripSaga.Trip;
 
-/** An operator's retry and cancel, decided without a database (DESIGN.md section 9a). */
+/** An operator's retry and cancel, decided without a database (docs/operations-admin.md). */
 class OperatorDecisionsTest {
     private final TripSaga saga = new TripSaga();
     private final SagaTimings timings = new SagaTimings(Duration.ofSeconds(30), Duration.ofSeconds(5),
