@@ -49,6 +49,8 @@ class ScaleOutFirstOrderIT {
             builder.environment().put("SAGA_KAFKA_BOOTSTRAP", infra.bootstrapServers());
             builder.environment().put("SAGA_INVENTORY_URL", "http://127.0.0.1:" + product.settings().inventoryPort());
             builder.environment().put("SAGA_HTTP_PORT", Integer.toString(port));
+            // Its operator API on any free port: 8090 may be taken on a shared machine.
+            builder.environment().put("SAGA_ADMIN_PORT", "0");
             api = builder.start();
             Process running = api;
             URI base = URI.create("http://127.0.0.1:" + port);
