@@ -184,6 +184,8 @@ final class Product implements AutoCloseable {
         JobListener jobs = new MicrometerJobListener(node.registry);
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
                 node.gauges::refresh, jobs));
+        components.start(new PeriodicJob("incident-gauges", Duration.ZERO,
+                o.get(OrchestratorSettings.INCIDENT_GAUGES_PERIOD), node.incidents::refresh, jobs));
         ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
@@ -234,14 +236,15 @@ final class Product implements AutoCloseable {
                     foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
                     .tracing(node.tracing).start()));
             components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
-                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK)));
+                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK), jobs));
             Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
             components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
                     jobs));
             components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
                     jobs));
             Duration stall = o.get(OrchestratorSettings.COMPENSATION_STALL);
-            components.start(new PeriodicJob("stalled-compensations", Duration.ofSeconds(30), Duration.ofSeconds(30),
+            Duration stallPeriod = o.get(OrchestratorSettings.STALLED_COMPENSATIONS_PERIOD);
+            components.start(new PeriodicJob("stalled-compensations", stallPeriod, stallPeriod,
                     () -> node.engine.flagStalledCompensations(stall, 500), jobs));
             List<TableRetention.Rule> rules = new ArrayList<>(List.of(TableRetention.idempotencyKeys(),
                     TableRetention.inbox(o.get(OrchestratorSettings.INBOX_RETENTION))));
@@ -250,15 +253,17 @@ final class Product implements AutoCloseable {
                     TableRetention.batches(o.get(OrchestratorSettings.BATCH_RETENTION)),
                     TableRetention.resolvedFindings(o.get(OrchestratorSettings.FINDING_RETENTION))));
             TableRetention retention = new TableRetention(node.jdbi, node.clock, rules);
-            components.start(new PeriodicJob("retention", Duration.ofMinutes(1), Duration.ofMinutes(1), retention::run,
-                    jobs));
+            Duration retentionPeriod = o.get(OrchestratorSettings.RETENTION_PERIOD);
+            components.start(new PeriodicJob("retention", retentionPeriod, retentionPeriod, retention::run, jobs));
         }
         if (roles.contains("reconciler")) {
-            components.start(Component.of("payment-reconciler", new PaymentReconciler(new OrderStore(node.jdbi),
-                    node.engine, node.paymentClient(), o.get(OrchestratorSettings.RECONCILE_PERIOD),
-                    o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER), o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS))
-                    .start()));
-            components.start(Component.of("reconciliation", ReconcilerRole.start(node, ReconcilerSettings.from(s))));
+            PaymentReconciler reconciler = new PaymentReconciler(new OrderStore(node.jdbi), node.engine,
+                    node.paymentClient(), o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER),
+                    o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS));
+            Duration reconcilePeriod = o.get(OrchestratorSettings.RECONCILE_PERIOD);
+            components.start(new PeriodicJob(PaymentReconciler.CONSUMER, reconcilePeriod, reconcilePeriod,
+                    reconciler::pass, jobs));
+            ReconcilerRole.start(node, ReconcilerSettings.from(s), components, jobs);
         }
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,

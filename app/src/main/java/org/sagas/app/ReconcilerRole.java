@@ -10,6 +10,8 @@ import java.util.Comparator;
 import java.util.Map;
 import org.sagas.orchestrator.lifecycle.Component;
 import org.sagas.orchestrator.lifecycle.Components;
+import org.sagas.orchestrator.lifecycle.JobListener;
+import org.sagas.orchestrator.lifecycle.PeriodicJob;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -27,48 +29,44 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reconciliation jobs of the {@code reconciler} role (docs/design.md, "Reconciliation"), started in
- * dependency order and stopped in reverse: the ledger puller, the Kafka Streams topology, the
- * findings sink, the repair worker and the findings' gauges.
+ * The reconciliation jobs of the {@code reconciler} role (docs/design.md, "Reconciliation"), started
+ * in dependency order into the process's {@link Components} (so each has its own line in {@code
+ * /health/components}) and stopped in reverse: the ledger puller, the Kafka Streams topology (its
+ * temporary state deleted after it stops), the findings sink, the repair worker and the findings'
+ * gauges.
  */
-final class ReconcilerRole implements AutoCloseable {
+final class ReconcilerRole {
     private static final Logger log = LoggerFactory.getLogger(ReconcilerRole.class);
 
-    private final Components started = new Components(java.time.Duration.ofSeconds(5));
-    private Path temporaryState;
+    private ReconcilerRole() {}
 
-    static ReconcilerRole start(Node node, ReconcilerSettings rs) {
-        ReconcilerRole role = new ReconcilerRole();
-        try {
-            Settings s = node.settings;
-            String token = SandboxSettings.from(s).ledgerToken();
-            role.started.start(Component.of("ledger-puller", new LedgerPuller(Map.of(
-                    LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create(s.paymentUrl()), token),
-                    LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create(s.inventoryUrl()), token)),
-                    node.dataSource, s.kafka(),
-                    rs.pullInterval(), node.registry).start()));
-            Path stateDir = rs.stateDir();
-            if (stateDir == null) {
+    static void start(Node node, ReconcilerSettings rs, Components into, JobListener jobs) {
+        Settings s = node.settings;
+        String token = SandboxSettings.from(s).ledgerToken();
+        into.start(new LedgerPuller(Map.of(
+                LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create(s.paymentUrl()), token),
+                LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create(s.inventoryUrl()), token)),
+                node.dataSource, s.kafka(), rs.pullInterval(), node.registry, jobs));
+        Path stateDir = rs.stateDir();
+        if (stateDir == null) {
+            try {
                 stateDir = Files.createTempDirectory("sagas-reconciler-");
-                role.temporaryState = stateDir;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create the reconciler's state directory", e);
             }
-            role.started.start(Component.of("reconciler-streams", new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(s.kafka(),
-                    ReconcilerStreams.APPLICATION_ID, stateDir, rs.standbys())).start()));
-            OrderStore orders = new OrderStore(node.jdbi);
-            role.started.start(Component.of("finding-sink", new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafka(),
-                    node.relayWakeUp(), node.registry).start()));
-            role.started.start(Component.of("repair-worker", new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
-                    s.inventoryUrl())), s.kafka(), node.registry, (orderId, why) -> SagaReplyConsumer.sagaId(orderId)
-                    .ifPresent(id -> node.engine.raiseIncident(id, IncidentCause.REPAIR_FAILED, why))).start()));
-            role.started.start(Component.of("finding-gauges", new FindingGauges(node.jdbi, node.registry).start(Duration.ofSeconds(5))));
-            return role;
-        } catch (IOException e) {
-            role.close();
-            throw new UncheckedIOException("cannot create the reconciler's state directory", e);
-        } catch (RuntimeException e) {
-            role.close();
-            throw e;
+            Path temporary = stateDir;
+            into.start(Component.of("reconciler-state", () -> delete(temporary)));
         }
+        into.start(Component.of("reconciler-streams", new ReconcilerStreams(rs.config(), ReconcilerStreams.properties(
+                s.kafka(), ReconcilerStreams.APPLICATION_ID, stateDir, rs.standbys())).start()));
+        OrderStore orders = new OrderStore(node.jdbi);
+        into.start(Component.of("finding-sink", new FindingSink(node.jdbi, orderId -> status(orders, orderId), s.kafka(),
+                node.relayWakeUp(), node.registry).start()));
+        into.start(Component.of("repair-worker", new RepairWorker(node.paymentClient(), new HttpInventoryClient(URI.create(
+                s.inventoryUrl())), s.kafka(), node.registry, (orderId, why) -> SagaReplyConsumer.sagaId(orderId)
+                .ifPresent(id -> node.engine.raiseIncident(id, IncidentCause.REPAIR_FAILED, why))).start()));
+        FindingGauges gauges = new FindingGauges(node.jdbi, node.registry);
+        into.start(new PeriodicJob("finding-gauges", Duration.ZERO, rs.gaugesPeriod(), gauges::refresh, jobs));
     }
 
     private static Optional<OrderStatus> status(OrderStore orders, String orderId) {
@@ -79,15 +77,11 @@ final class ReconcilerRole implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() {
-        started.close();
-        if (temporaryState != null) {
-            try (Stream<Path> files = Files.walk(temporaryState)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                log.debug("could not delete {}: {}", temporaryState, e.toString());
-            }
+    private static void delete(Path temporaryState) {
+        try (Stream<Path> files = Files.walk(temporaryState)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.debug("could not delete {}: {}", temporaryState, e.toString());
         }
     }
 }

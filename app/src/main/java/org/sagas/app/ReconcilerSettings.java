@@ -14,7 +14,8 @@ import org.sagas.reconciler.ReconcilerConfig;
  *
  * @param stateDir where Kafka Streams keeps its state; null for a fresh temporary directory
  */
-record ReconcilerSettings(ReconcilerConfig config, Duration pullInterval, int standbys, Path stateDir) {
+record ReconcilerSettings(ReconcilerConfig config, Duration pullInterval, int standbys, Path stateDir,
+        Duration gaugesPeriod) {
 
     private static final Set<String> RECONCILER = Set.of("reconciler");
 
@@ -27,6 +28,9 @@ record ReconcilerSettings(ReconcilerConfig config, Duration pullInterval, int st
             86_400_000, RECONCILER, "a charge command without a payment reply for this long is a finding");
     static final Setting<Duration> PULL_INTERVAL = Setting.millis("SAGA_RECONCILER_PULL_INTERVAL_MS", 1_000, 10,
             3_600_000, RECONCILER, "how often the participants' ledger feeds are read");
+    static final Setting<Duration> GAUGES_PERIOD = Setting.millis("SAGA_RECONCILER_GAUGES_PERIOD_MS", 5_000, 10,
+            600_000, RECONCILER, "how often the stored findings are counted by kind and state for"
+                    + " saga_reconciliation_findings");
     static final Setting<Integer> STANDBY_REPLICAS = Setting.integer("SAGA_RECONCILER_STANDBY_REPLICAS", 1, 0, 5,
             "replicas", RECONCILER, "warm copies of each reconciler task's state kept on other instances");
     static final Setting<String> STATE_DIR = Setting.text("SAGA_RECONCILER_STATE_DIR", "", RECONCILER,
@@ -34,7 +38,7 @@ record ReconcilerSettings(ReconcilerConfig config, Duration pullInterval, int st
 
     /** The reconciliation jobs' settings. */
     static final SettingsTable TABLE = SettingsTable.of("Reconciliation (role reconciler)", List.of(GRACE,
-            UNKNOWN_ORDER_GRACE, REPLY_WINDOW, PULL_INTERVAL, STANDBY_REPLICAS, STATE_DIR));
+            UNKNOWN_ORDER_GRACE, REPLY_WINDOW, PULL_INTERVAL, GAUGES_PERIOD, STANDBY_REPLICAS, STATE_DIR));
 
     static ReconcilerSettings from(Settings s) {
         SettingsTable.Values v;
@@ -49,6 +53,7 @@ record ReconcilerSettings(ReconcilerConfig config, Duration pullInterval, int st
         // Due checks at least every second, more often with a shorter grace (tests).
         ReconcilerConfig config = new ReconcilerConfig(grace, v.get(UNKNOWN_ORDER_GRACE), v.get(REPLY_WINDOW),
                 Duration.ofMillis(Math.min(1_000, grace.toMillis() / 2 + 1)), Duration.ofDays(1));
-        return new ReconcilerSettings(config, v.get(PULL_INTERVAL), v.get(STANDBY_REPLICAS), stateDir);
+        return new ReconcilerSettings(config, v.get(PULL_INTERVAL), v.get(STANDBY_REPLICAS), stateDir,
+                v.get(GAUGES_PERIOD));
     }
 }

@@ -86,6 +86,9 @@ final class TestProduct implements AutoCloseable {
         env.put("SAGA_ADMIN_AUTH_FAILURES", "1000000");
         // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
         env.put("SAGA_WARM_UP_ORDERS", "20");
+        // Jobs that wait a minute before their first run run within seconds, so tests see them report.
+        env.put("SAGA_STALLED_COMPENSATIONS_PERIOD_MS", "2000");
+        env.put("SAGA_RETENTION_PERIOD_MS", "5000");
         return env;
     }
 

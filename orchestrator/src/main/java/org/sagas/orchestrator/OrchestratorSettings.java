@@ -75,6 +75,12 @@ public final class OrchestratorSettings {
     public static final Setting<Duration> COMPENSATION_STALL = millis("SAGA_COMPENSATION_STALL_MS", 900_000, 1_000,
             31_536_000_000L, WORKER, "a compensation parked on its participant longer than this becomes an incident"
                     + " (COMPENSATION_STALLED), and is still retried");
+    public static final Setting<Duration> STALLED_COMPENSATIONS_PERIOD = millis(
+            "SAGA_STALLED_COMPENSATIONS_PERIOD_MS", 30_000, 10, 3_600_000, WORKER,
+            "how often compensations parked longer than SAGA_COMPENSATION_STALL_MS are looked for");
+    public static final Setting<Duration> RETENTION_PERIOD = millis("SAGA_RETENTION_PERIOD_MS", 60_000, 10,
+            86_400_000, WORKER, "how often every growing table is emptied of what outlived its retention (in"
+                    + " batches; a backlog takes several runs)");
     public static final Setting<Duration> SAGA_RETENTION = millis("SAGA_SAGA_RETENTION_MS", 7_776_000_000L,
             86_400_000, 315_360_000_000L, WORKER, "ended sagas (their orders with them) and their history are deleted"
                     + " this long after they ended");
@@ -88,6 +94,8 @@ public final class OrchestratorSettings {
             86_400_000, 60_000, 31_536_000_000L, WORKER, "how long an Idempotency-Key answers the same");
     public static final Setting<Duration> GAUGES_PERIOD = millis("SAGA_GAUGES_PERIOD_MS", 500, 10, 60_000,
             Setting.ALL_ROLES, "how often order counts and the oldest pending age are read for metrics");
+    public static final Setting<Duration> INCIDENT_GAUGES_PERIOD = millis("SAGA_INCIDENT_GAUGES_PERIOD_MS", 1_000, 10,
+            600_000, Setting.ALL_ROLES, "how often incidents are counted by cause for saga_incidents{cause}");
     public static final Setting<Duration> STOP_WAIT = millis("SAGA_STOP_WAIT_MS", 5_000, 0, 600_000,
             Setting.ALL_ROLES, "on stop, the longest each background component waits for its work");
 
@@ -111,7 +119,8 @@ public final class OrchestratorSettings {
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
             INVENTORY_LAYERS, SHEDDING, ADMISSION_ADAPTIVE, ADMISSION_QUEUE, PENDING_CAP, REQUEST_BUDGET, MAX_BUDGET, ANSWER_RESERVE, FOREGROUND_BUSY_AT,
             FOREGROUND_MAX_WAIT, FOREGROUND_CPU_PERCENT, PAYMENT_CALL_BUDGET, RESUME_TICK, RESUME_STEP_BUDGET,
-            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, SAGA_RETENTION, AUDIT_RETENTION,
-            FINDING_RETENTION, BATCH_RETENTION, IDEMPOTENCY_RETENTION, GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
+            RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, STALLED_COMPENSATIONS_PERIOD, RETENTION_PERIOD,
+            SAGA_RETENTION, AUDIT_RETENTION, FINDING_RETENTION, BATCH_RETENTION, IDEMPOTENCY_RETENTION, GAUGES_PERIOD,
+            INCIDENT_GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
             CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));
 }

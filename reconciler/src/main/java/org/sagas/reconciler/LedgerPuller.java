@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -28,7 +26,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.sagas.orchestrator.Json;
-import org.sagas.orchestrator.lifecycle.Threads;
+import org.sagas.orchestrator.lifecycle.Component;
+import org.sagas.orchestrator.lifecycle.ComponentHealth;
+import org.sagas.orchestrator.lifecycle.JobListener;
+import org.sagas.orchestrator.lifecycle.PeriodicJob;
 import org.sagas.orchestrator.messaging.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,9 +45,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One puller at a time in the whole deployment: each instance tries a PostgreSQL advisory lock
  * on a connection of its own and pulls only while it holds it (the lock goes with the connection
- * if the process dies). Thread-safe; {@link #start()} once, {@link #close()} once.
+ * if the process dies).
+ *
+ * <p>A {@link Component} whose rounds are a {@link PeriodicJob} named {@link #NAME}, every {@code
+ * period}: a round in which a feed could not be pulled fails (once, naming the feeds; the other
+ * feeds were pulled), so it is logged, counted in the {@link JobListener} and shown in {@link
+ * #health()}. Thread-safe; {@link #start()} once, {@link #stop} or {@link #close()} once.
  */
-public final class LedgerPuller implements AutoCloseable {
+public final class LedgerPuller implements Component, AutoCloseable {
+    /** The component's and its job's name. */
+    public static final String NAME = "ledger-puller";
     private static final Logger log = LoggerFactory.getLogger(LedgerPuller.class);
     private static final long LOCK_ID = 0x5eed_1ed9e7L;
     static final int PAGE = 500;
@@ -88,34 +96,50 @@ public final class LedgerPuller implements AutoCloseable {
 
     private final Map<Feed, Source> sources;
     private final DataSource dataSource;
-    private final Duration period;
     private final KafkaProducer<String, byte[]> producer;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final ScheduledExecutorService scheduler = Threads.scheduler("ledger-puller");
+    private final PeriodicJob job;
     private final MeterRegistry registry;
     private Connection lockConnection;
 
     /**
      * @param sources each feed's service and token (e.g. the payment provider for {@link Feed#CHARGES})
+     * @param jobs told of each round and of each round that failed
      */
     public LedgerPuller(Map<Feed, Source> sources, DataSource dataSource, KafkaConnection kafka, Duration period,
-            MeterRegistry registry) {
+            MeterRegistry registry, JobListener jobs) {
         this.sources = Map.copyOf(sources);
         this.dataSource = dataSource;
-        this.period = period;
         this.registry = registry;
+        this.job = new PeriodicJob(NAME, Duration.ZERO, period, this::round, jobs);
         this.producer = new KafkaProducer<>(kafka.config(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.LINGER_MS_CONFIG, 5)), new StringSerializer(), new ByteArraySerializer());
     }
 
-    public LedgerPuller start() {
-        scheduler.scheduleWithFixedDelay(this::round, 0, period.toMillis(), TimeUnit.MILLISECONDS);
-        return this;
+    @Override
+    public String name() {
+        return NAME;
     }
 
-    /** One round: if this instance is (or becomes) the puller, reads every feed to its end. */
+    @Override
+    public void start() {
+        job.start();
+    }
+
+    @Override
+    public ComponentHealth health() {
+        return job.health();
+    }
+
+    /**
+     * One round: if this instance is (or becomes) the puller, reads every feed to its end. A feed
+     * that fails does not keep the others from being pulled; the round then throws, naming the
+     * feeds that failed. A failure of the lock's connection drops the lock (another instance may
+     * take it) and throws.
+     */
     void round() {
+        PullFailed failed = null;
         try {
             if (!holdsLock()) {
                 return;
@@ -129,13 +153,21 @@ public final class LedgerPuller implements AutoCloseable {
                     Counter.builder("saga.reconciler.pull.failures").tag("feed", feed.path)
                             .description("Ledger feed pages that could not be read or published").register(registry)
                             .increment();
-                    log.warn("ledger feed {} not pulled this round, retried in {} ms: {}", feed.path,
-                            period.toMillis(), e.getMessage());
+                    PullFailed thisFeed = new PullFailed("ledger feed " + feed.path + " not pulled this round: "
+                            + e.getMessage(), e);
+                    if (failed == null) {
+                        failed = thisFeed;
+                    } else {
+                        failed.addSuppressed(thisFeed);
+                    }
                 }
             }
         } catch (SQLException | RuntimeException e) {
-            log.warn("ledger puller round failed, retried in {} ms: {}", period.toMillis(), e.toString());
             dropLock();
+            throw new PullFailed("ledger puller round failed: " + e, e);
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -199,7 +231,7 @@ public final class LedgerPuller implements AutoCloseable {
             }
             return Json.mapper().readTree(answer.body());
         } catch (java.io.IOException e) {
-            throw new PullFailed("GET " + uri + " failed: " + e);
+            throw new PullFailed("GET " + uri + " failed: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PullFailed("interrupted");
@@ -273,17 +305,22 @@ public final class LedgerPuller implements AutoCloseable {
         PullFailed(String message) {
             super(message);
         }
+
+        PullFailed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    @Override
+    public boolean stop(Duration bound) {
+        boolean stopped = job.stop(bound);
+        dropLock();
+        producer.close(Duration.ofSeconds(2));
+        return stopped;
     }
 
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        dropLock();
-        producer.close(Duration.ofSeconds(2));
+        stop(Duration.ofSeconds(5));
     }
 }

@@ -1,5 +1,6 @@
 package org.sagas.reconciler;
 
+import org.sagas.orchestrator.lifecycle.JobListener;
 import org.sagas.orchestrator.messaging.KafkaConnection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -72,14 +73,14 @@ class LedgerPullerIT {
         post(inventory.port(), "/reservations", "{\"orderId\":\"" + order
                 + "\",\"lines\":[{\"sku\":\"PULL-1\",\"quantity\":1}]}", order + ":reserve");
         // When two pullers run side by side (only one may pull), and then one is restarted after more charges
-        LedgerPuller first = puller().start();
-        LedgerPuller rival = puller().start();
+        LedgerPuller first = puller();
+        LedgerPuller rival = puller();
         await().atMost(Duration.ofSeconds(30)).until(() -> position("charges") != null && position("reservations") != null);
         first.close();
         for (int i = 0; i < 3; i++) {
             keys.add(charge());
         }
-        LedgerPuller restarted = puller().start();
+        LedgerPuller restarted = puller();
         try {
             // Then each charge reaches ledger.charges exactly once, in its latest state
             Set<String> mine = new HashSet<>(keys);
@@ -96,12 +97,15 @@ class LedgerPullerIT {
         }
     }
 
+    /** A puller, started. */
     private static LedgerPuller puller() {
-        return new LedgerPuller(Map.of(
+        LedgerPuller puller = new LedgerPuller(Map.of(
                 LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create("http://127.0.0.1:" + payments.port()), TOKEN),
                 LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create("http://127.0.0.1:" + inventory.port()),
                         TOKEN)), dataSource,
-                KafkaConnection.plaintext(bootstrap), Duration.ofMillis(100), new SimpleMeterRegistry());
+                KafkaConnection.plaintext(bootstrap), Duration.ofMillis(100), new SimpleMeterRegistry(), JobListener.NONE);
+        puller.start();
+        return puller;
     }
 
     private static String position(String feed) {

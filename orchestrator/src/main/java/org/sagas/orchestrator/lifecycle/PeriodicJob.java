@@ -1,34 +1,24 @@
 package org.sagas.orchestrator.lifecycle;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Work run on its own named thread with a fixed delay between runs. A run that throws is logged
  * (once per run, with the job's name and the stack trace), counted through the {@link JobListener}
- * and shown in {@link #health()} as a {@link FailureCause}, without its text; the next run comes as usual, so a job never stops in silence nor retries in a
- * tight loop. Thread-safe.
+ * and shown in {@link #health()} as a {@link FailureCause}, without its text ({@link JobRuns}); the
+ * next run comes as usual, so a job never stops in silence nor retries in a tight loop. Thread-safe.
  */
 public final class PeriodicJob implements Component {
-    private static final Logger log = LoggerFactory.getLogger(PeriodicJob.class);
-
     private final String name;
     private final Duration initialDelay;
     private final Duration period;
     private final Runnable work;
-    private final JobListener listener;
+    private final JobRuns runs;
+    private final String retried;
     private final ScheduledExecutorService scheduler;
-    private final AtomicLong failures = new AtomicLong();
-    private final AtomicReference<Instant> lastRun = new AtomicReference<>();
-    /** The kind of the last run's failure; null after a run that succeeded. */
-    private final AtomicReference<FailureCause> lastCause = new AtomicReference<>();
 
     public PeriodicJob(String name, Duration initialDelay, Duration period, Runnable work, JobListener listener) {
         if (period.isNegative() || period.isZero()) {
@@ -38,7 +28,8 @@ public final class PeriodicJob implements Component {
         this.initialDelay = initialDelay;
         this.period = period;
         this.work = Objects.requireNonNull(work, "work");
-        this.listener = Objects.requireNonNull(listener, "listener");
+        this.runs = new JobRuns(name, listener);
+        this.retried = "in " + period.toMillis() + " ms";
         this.scheduler = Threads.scheduler(name);
     }
 
@@ -55,19 +46,7 @@ public final class PeriodicJob implements Component {
 
     /** One run, as the schedule makes it; public for tests and for running a pass on demand. */
     public void runOnce() {
-        long started = System.nanoTime();
-        try {
-            work.run();
-            lastRun.set(Instant.now());
-            lastCause.set(null);
-            listener.onRun(name, System.nanoTime() - started);
-        } catch (RuntimeException e) {
-            failures.incrementAndGet();
-            lastRun.set(Instant.now());
-            lastCause.set(FailureCause.of(e));
-            log.error("{} failed; it runs again in {} ms: {}", name, period.toMillis(), e.toString(), e);
-            listener.onFailure(name, e);
-        }
+        runs.run(work, retried);
     }
 
     @Override
@@ -83,7 +62,6 @@ public final class PeriodicJob implements Component {
 
     @Override
     public ComponentHealth health() {
-        FailureCause cause = lastCause.get();
-        return new ComponentHealth(cause == null ? "RUNNING" : "FAILING", lastRun.get(), failures.get(), cause);
+        return runs.health();
     }
 }

@@ -6,8 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.resilience.ParticipantRefused;
 import org.sagas.orchestrator.saga.IncidentCause;
@@ -24,10 +22,11 @@ import org.slf4j.LoggerFactory;
  * queued in the outbox nor answered for {@code resendAfter} — the charge is sent again under the
  * same key (so at most one charge), at most {@code maxResends} times; then the order is the
  * {@link IncidentCause#PAYMENT_UNRESOLVED} incident. It goes round all unknown orders by id with a
- * cursor kept between passes, so orders it cannot settle never keep it from later ones. A
- * background job ({@link #start}, {@link #close}); thread-safe.
+ * cursor kept between passes, so orders it cannot settle never keep it from later ones. The work
+ * of a {@link org.sagas.orchestrator.lifecycle.PeriodicJob} named {@link #CONSUMER}, one {@link
+ * #pass} per period, which reports a pass that fails; thread-safe.
  */
-public final class PaymentReconciler implements AutoCloseable {
+public final class PaymentReconciler {
     public static final String CONSUMER = "payment-reconciler";
     private static final Logger log = LoggerFactory.getLogger(PaymentReconciler.class);
     private static final int PAGE = 100;
@@ -37,10 +36,8 @@ public final class PaymentReconciler implements AutoCloseable {
     private final OrderStore orders;
     private final SagaEngine engine;
     private final PaymentProvider provider;
-    private final Duration period;
     private final Duration resendAfter;
     private final int maxResends;
-    private final ScheduledExecutorService scheduler = org.sagas.orchestrator.lifecycle.Threads.scheduler("payment-reconciler");
     private UUID cursor;
 
     /** What one pass did. */
@@ -51,28 +48,13 @@ public final class PaymentReconciler implements AutoCloseable {
      *     before the reconciler takes it for lost
      * @param maxResends how many times a charge is sent again before the order is an incident
      */
-    public PaymentReconciler(OrderStore orders, SagaEngine engine, PaymentProvider provider, Duration period,
-            Duration resendAfter, int maxResends) {
+    public PaymentReconciler(OrderStore orders, SagaEngine engine, PaymentProvider provider, Duration resendAfter,
+            int maxResends) {
         this.orders = orders;
         this.engine = engine;
         this.provider = provider;
-        this.period = period;
         this.resendAfter = resendAfter;
         this.maxResends = maxResends;
-    }
-
-    public PaymentReconciler start() {
-        scheduler.scheduleWithFixedDelay(this::passQuietly, period.toMillis(), period.toMillis(),
-                TimeUnit.MILLISECONDS);
-        return this;
-    }
-
-    private void passQuietly() {
-        try {
-            pass();
-        } catch (RuntimeException e) {
-            log.warn("reconciliation pass failed; the next one retries: {}", e.toString());
-        }
     }
 
     /** One pass over up to {@link #MAX_PER_PASS} unknown orders, from where the last one stopped. */
@@ -160,10 +142,5 @@ public final class PaymentReconciler implements AutoCloseable {
                 orderId.toString(), body), orderId);
         log.info("order {} payment reconciled from the provider's ledger: {} ({})", orderId, charge, outcome);
         return outcome == SagaEngine.ReplyOutcome.APPLIED;
-    }
-
-    @Override
-    public void close() {
-        scheduler.shutdownNow();
     }
 }

@@ -5,6 +5,9 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.sagas.orchestrator.lifecycle.ComponentHealth;
+import org.sagas.orchestrator.lifecycle.JobListener;
+import org.sagas.orchestrator.lifecycle.JobRuns;
 import org.sagas.orchestrator.resilience.CircuitState;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.orchestrator.resilience.TokenBucketPacer;
@@ -17,7 +20,12 @@ import org.slf4j.LoggerFactory;
  * claimed with {@code SKIP LOCKED} so several instances share the work, paced by a token bucket
  * with slow start so the recovering service is not knocked over. Woken when the breaker closes,
  * on a periodic tick and at start; backs off when the breaker trips again. Also runs the other
- * due work (steps whose runner died: their lease ran out). Thread-safe.
+ * due work (steps whose runner died: their lease ran out).
+ *
+ * <p>It keeps a loop of its own rather than being a {@link org.sagas.orchestrator.lifecycle.PeriodicJob}
+ * (besides its tick it is woken by the breaker and by {@link #wake}, and a pass paces itself), but
+ * reports the same way ({@link JobRuns}): a failed pass or resume is logged, counted in the
+ * {@link JobListener} and shown in {@link #health()}. Thread-safe.
  */
 public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Component {
     private static final Logger log = LoggerFactory.getLogger(ParkedResumer.class);
@@ -36,16 +44,21 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
             "parked-resume-worker", WORKERS);
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(WORKERS);
     private final AtomicBoolean nothingDue = new AtomicBoolean();
+    private final JobRuns runs;
+    private final String retried;
 
     /**
      * @param dependency the name sagas park on ({@code parked_on})
      * @param stack the dependency's resilience stack: its breaker starts and stops resuming
      * @param stepBudget how long one resumed step may take
      * @param tick how often a resume pass runs besides the breaker's closing
+     * @param listener told of each pass and of each failure, as a periodic job's are
      */
     public ParkedResumer(SagaEngine engine, String dependency, ResilientDependency stack, double maxPerSecond,
-            Duration stepBudget, Duration tick) {
+            Duration stepBudget, Duration tick, JobListener listener) {
         this.tick = tick;
+        this.runs = new JobRuns(NAME, listener);
+        this.retried = "on the next tick, in " + tick.toMillis() + " ms";
         this.engine = engine;
         this.dependency = dependency;
         this.stack = stack;
@@ -57,17 +70,29 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
             } else if (state == CircuitState.CLOSED) {
                 // Listeners run under the breaker's lock: hand the database work to the resumer's thread.
                 scheduler.execute(() -> {
-                    int due = engine.makeDue(dependency);
-                    log.info("{} breaker closed: resuming {} parked sagas", dependency, due);
+                    try {
+                        int due = engine.makeDue(dependency);
+                        log.info("{} breaker closed: resuming {} parked sagas", dependency, due);
+                    } catch (RuntimeException e) {
+                        runs.failed(e, retried);
+                    }
                     tick();
                 });
             }
         });
     }
 
+    /** The component's name, in {@code /health/components} and {@code saga_job_failures_total{job}}. */
+    public static final String NAME = "parked-resumer";
+
     @Override
     public String name() {
-        return "parked-resumer";
+        return NAME;
+    }
+
+    @Override
+    public ComponentHealth health() {
+        return runs.health();
     }
 
     @Override
@@ -86,12 +111,10 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
     }
 
     void tick() {
-        try {
+        runs.run(() -> {
             engine.runDue(200, Set.of(dependency), null, stepBudget.toMillis());
             resumeParked();
-        } catch (RuntimeException e) {
-            log.error("resume pass failed; next tick retries: {}", e.toString(), e);
-        }
+        }, retried);
     }
 
     private void resumeParked() {
@@ -121,7 +144,8 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
                         nothingDue.set(true);
                     }
                 } catch (RuntimeException e) {
-                    log.error("resuming a parked saga failed; it stays parked: {}", e.toString(), e);
+                    // It stays parked and is tried again; the failure shows as the resumer's.
+                    runs.failed(e, retried);
                 } finally {
                     inFlight.release();
                 }

@@ -56,6 +56,57 @@ class PeriodicJobHealthTest {
     }
 
     @Test
+    void shouldTellTheListenerOfEveryRunAndEveryFailureByTheJobsName() {
+        // Given a job that fails, then succeeds, reporting to a listener (the metrics' binding)
+        java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        JobListener listener = new JobListener() {
+            @Override
+            public void onRun(String job, long nanos) {
+                told.add("run " + job);
+            }
+
+            @Override
+            public void onFailure(String job, Throwable failure) {
+                told.add("failure " + job + " " + FailureCause.of(failure));
+            }
+        };
+        boolean[] failed = {false};
+        PeriodicJob job = new PeriodicJob("listened-job", Duration.ZERO, Duration.ofHours(1), () -> {
+            if (!failed[0]) {
+                failed[0] = true;
+                throw new ConnectionException(new SQLException(SECRET_TEXT));
+            }
+        }, listener);
+        // When it runs twice
+        job.runOnce();
+        job.runOnce();
+        // Then the listener heard the failure (with its cause) and the run, each under the job's name
+        assertThat(told).containsExactly("failure listened-job DATABASE", "run listened-job");
+    }
+
+    @Test
+    void shouldReportALoopOfItsOwnAsAPeriodicJobIsReported() {
+        // Given a job with a loop of its own, reporting through JobRuns
+        java.util.List<String> failures = new java.util.ArrayList<>();
+        JobRuns runs = new JobRuns("own-loop", new JobListener() {
+            @Override
+            public void onFailure(String job, Throwable failure) {
+                failures.add(job);
+            }
+        });
+        // When one run fails and its work throws no further
+        runs.run(() -> {
+            throw new java.io.UncheckedIOException(new java.io.IOException(SECRET_TEXT));
+        }, "on the next tick");
+        // Then it shows as a periodic job's failure would
+        assertThat(runs.health().state()).isEqualTo("FAILING");
+        assertThat(runs.health().lastCause()).isEqualTo(FailureCause.IO);
+        assertThat(runs.health().failures()).isEqualTo(1);
+        assertThat(runs.health().lastRunAt()).isNotNull();
+        assertThat(failures).containsExactly("own-loop");
+    }
+
+    @Test
     void shouldDecideTheCodeOnTypesAlongTheCauseChain() {
         assertThat(FailureCause.of(new RuntimeException(new UncheckedIOException(new java.io.IOException("x")))))
                 .isEqualTo(FailureCause.IO);

@@ -142,8 +142,7 @@ class PaymentReconcilerIT {
     }
 
     private PaymentReconciler reconciler(Duration resendAfter, int maxResends) {
-        return new PaymentReconciler(bed.orders, bed.engine, bed.provider, Duration.ofSeconds(1), resendAfter,
-                maxResends);
+        return new PaymentReconciler(bed.orders, bed.engine, bed.provider, resendAfter, maxResends);
     }
 
     /** {@code n} orders whose payment step timed out, their first charge command published. */
