@@ -252,6 +252,13 @@ public final class KafkaBroker implements AutoCloseable {
         p.setProperty("group.initial.rebalance.delay.ms", "0");
         p.setProperty("auto.create.topics.enable", "true");
         p.setProperty("log.flush.interval.messages", "9223372036854775807");
+        // Idle, a single-node broker wakes for its own clocks (docs/benchmarks.md, "Idle"): the
+        // controller appends a no-op record to the metadata log every 500 ms by default (each one
+        // written, committed and published to the broker); no follower and no other broker needs
+        // them here. Heartbeats to its own controller every 5 s, fenced after 30 s without one.
+        p.setProperty("metadata.max.idle.interval.ms", "30000");
+        p.setProperty("broker.heartbeat.interval.ms", "5000");
+        p.setProperty("broker.session.timeout.ms", "30000");
         Path file = dataDirectory.resolve("server.properties");
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(out, "written by sagas");
