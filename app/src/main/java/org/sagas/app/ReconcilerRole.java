@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
+import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.lifecycle.Component;
 import org.sagas.orchestrator.lifecycle.Components;
 import java.util.Optional;
@@ -46,7 +47,9 @@ final class ReconcilerRole implements AutoCloseable {
                     LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create(s.paymentUrl()), token),
                     LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create(s.inventoryUrl()), token)),
                     node.dataSource, s.kafka(),
-                    rs.pullInterval(), node.registry).start()));
+                    rs.pullInterval(), node.registry)
+                    .backingOff(node.activity, node.settings.orchestrator().get(OrchestratorSettings.IDLE_BACKOFF))
+                    .start()));
             Path stateDir = rs.stateDir();
             if (stateDir == null) {
                 stateDir = Files.createTempDirectory("sagas-reconciler-");

@@ -109,8 +109,28 @@ public final class LedgerPuller implements AutoCloseable {
                 ProducerConfig.LINGER_MS_CONFIG, 5)), new StringSerializer(), new ByteArraySerializer());
     }
 
+    private org.sagas.orchestrator.lifecycle.Activity activity;
+    private Duration longest = Duration.ZERO;
+
+    /**
+     * Pulls less often while nothing happens in this process, up to {@code longest} between two
+     * rounds; the next touch of {@code activity} (a saga moved) brings a round forward. Keep it
+     * well under the reconciler's grace. Call before {@link #start()}.
+     */
+    public LedgerPuller backingOff(org.sagas.orchestrator.lifecycle.Activity activity, Duration longest) {
+        this.activity = activity;
+        this.longest = longest;
+        return this;
+    }
+
     public LedgerPuller start() {
-        scheduler.scheduleWithFixedDelay(this::round, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        if (activity == null) {
+            scheduler.scheduleWithFixedDelay(this::round, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            new org.sagas.orchestrator.lifecycle.PeriodicJob("ledger-puller", Duration.ZERO, period, this::round,
+                    org.sagas.orchestrator.lifecycle.JobListener.NONE, scheduler).backingOff(activity, longest)
+                    .start();
+        }
         return this;
     }
 
