@@ -69,6 +69,8 @@ final class Node implements AutoCloseable {
     /** Traces (ADR 0018); {@link Tracing#off()} unless OTEL_* variables asked for them. */
     final Tracing tracing;
     private volatile Runnable relayWakeUp = () -> {};
+    /** Touched whenever a saga moves in this process (docs/benchmarks.md, "Idle"). */
+    final org.sagas.orchestrator.lifecycle.Activity activity = new org.sagas.orchestrator.lifecycle.Activity();
     private final Admin admin;
     private final ReadinessProbe readiness;
 
@@ -90,6 +92,8 @@ final class Node implements AutoCloseable {
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
                 () -> relayWakeUp.run(), tracing).register(orderSaga);
+        // Any saga's move counts as activity: the jobs that look for work back off without it.
+        engine.onTransition(saga -> activity.touch());
         this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);
         gauges.recordTerminals(engine, registry);
         // Counted on a period by the incident-gauges job (Product), and at once when one is raised.

@@ -182,8 +182,9 @@ final class Product implements AutoCloseable {
         components = new Components(o.get(OrchestratorSettings.STOP_WAIT));
         started.push(components);
         JobListener jobs = new MicrometerJobListener(node.registry);
+        Duration idle = o.get(OrchestratorSettings.IDLE_BACKOFF);
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
-                node.gauges::refresh, jobs));
+                node.gauges::refresh, jobs).backingOff(node.activity, idle));
         components.start(new PeriodicJob("incident-gauges", Duration.ZERO,
                 o.get(OrchestratorSettings.INCIDENT_GAUGES_PERIOD), node.incidents::refresh, jobs));
         ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
@@ -203,7 +204,9 @@ final class Product implements AutoCloseable {
         if (roles.contains("relay")) {
             OutboxRelay.Builder builder = OutboxRelay.builder().dataSource(node.dataSource)
                     .bootstrapServers(s.kafkaBootstrap()).meterRegistry(node.registry)
-                    .instanceId("relay-" + UUID.randomUUID());
+                    .instanceId("relay-" + UUID.randomUUID())
+                    // Idle, it reads rarely: this process's writers wake it on commit (ADR 0024).
+                    .idlePollInterval(o.get(OrchestratorSettings.RELAY_IDLE_POLL));
             s.kafka().config().forEach(builder::producerProperty); // signs in as the relay's user, if any
             OutboxRelay relay = builder.build();
             relay.start();
@@ -236,12 +239,13 @@ final class Product implements AutoCloseable {
                     foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
                     .tracing(node.tracing).start()));
             components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
-                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK), jobs));
+                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK), jobs)
+                    .backingOff(node.activity, idle));
             Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
             components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
-                    jobs));
+                    jobs).backingOff(node.activity, idle));
             components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
-                    jobs));
+                    jobs).backingOff(node.activity, idle));
             Duration stall = o.get(OrchestratorSettings.COMPENSATION_STALL);
             Duration stallPeriod = o.get(OrchestratorSettings.STALLED_COMPENSATIONS_PERIOD);
             components.start(new PeriodicJob("stalled-compensations", stallPeriod, stallPeriod,

@@ -37,12 +37,14 @@ final class ReadinessProbe implements AutoCloseable {
     ReadinessProbe start() {
         refresh();
         scheduler = Threads.scheduler("readiness");
-        scheduler.scheduleWithFixedDelay(this::refresh, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::refreshWhileRead, every.toMillis(), every.toMillis(),
+                TimeUnit.MILLISECONDS);
         return this;
     }
 
     /** The last result; every check false when it is older than {@code staleAfter}. */
     Map<String, Boolean> current() {
+        lastReadNanos = System.nanoTime();
         Result result = last;
         if (System.nanoTime() - result.atNanos() <= staleAfter.toNanos()) {
             return result.checks();
@@ -50,6 +52,25 @@ final class ReadinessProbe implements AutoCloseable {
         Map<String, Boolean> stale = new LinkedHashMap<>();
         result.checks().keySet().forEach(name -> stale.put(name, false));
         return stale;
+    }
+
+    /**
+     * Unread for this long (no load balancer, no client asking), the probe checks every
+     * {@link #UNREAD_EVERY} only, still well inside {@code staleAfter}: each check is a database
+     * round trip and a broker request (docs/benchmarks.md, "Idle").
+     */
+    static final Duration UNREAD_AFTER = Duration.ofSeconds(10);
+    static final Duration UNREAD_EVERY = Duration.ofSeconds(5);
+    private volatile long lastReadNanos = System.nanoTime();
+
+    private void refreshWhileRead() {
+        long now = System.nanoTime();
+        Result result = last;
+        if (result != null && now - lastReadNanos > UNREAD_AFTER.toNanos() && now - result.atNanos() < Math.min(UNREAD_EVERY.toNanos(),
+                staleAfter.toNanos() / 2)) {
+            return;
+        }
+        refresh();
     }
 
     private void refresh() {

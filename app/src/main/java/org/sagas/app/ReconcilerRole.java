@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
+import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.lifecycle.Component;
 import org.sagas.orchestrator.lifecycle.Components;
 import org.sagas.orchestrator.lifecycle.JobListener;
@@ -46,7 +47,8 @@ final class ReconcilerRole {
         into.start(new LedgerPuller(Map.of(
                 LedgerPuller.Feed.CHARGES, new LedgerPuller.Source(URI.create(s.paymentUrl()), token),
                 LedgerPuller.Feed.RESERVATIONS, new LedgerPuller.Source(URI.create(s.inventoryUrl()), token)),
-                node.dataSource, s.kafka(), rs.pullInterval(), node.registry, jobs));
+                node.dataSource, s.kafka(), rs.pullInterval(), node.registry, jobs)
+                .backingOff(node.activity, s.orchestrator().get(OrchestratorSettings.IDLE_BACKOFF)));
         Path stateDir = rs.stateDir();
         if (stateDir == null) {
             try {

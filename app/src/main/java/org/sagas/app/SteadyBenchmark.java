@@ -303,5 +303,22 @@ final class SteadyBenchmark {
                     r.get("confirm_p50_ms"), r.get("confirm_p99_ms"),
                     r.get("product_cpu_ms_per_order"), r.get("targets_met"));
         }
+        // The product JVM's CPU per order by thread group (JSON: product_cpu_ms_per_order_by_thread_group).
+        if (rows.isEmpty() || !(rows.get(0).get("product_cpu_ms_per_order_by_thread_group") instanceof Map<?, ?> first)) {
+            return;
+        }
+        out.println();
+        out.println("| layout | JVM | PostgreSQL | broker | " + String.join(" | ", first.keySet().stream()
+                .map(String::valueOf).toList()) + " |");
+        out.println("|---|---|---|---|" + "---|".repeat(first.size()));
+        for (Map<String, Object> r : rows) {
+            Map<?, ?> groups = (Map<?, ?>) r.get("product_cpu_ms_per_order_by_thread_group");
+            StringBuilder line = new StringBuilder("| " + r.get("layout") + " | " + r.get("product_cpu_ms_per_order_jvm")
+                    + " | " + r.get("product_cpu_ms_per_order_postgres") + " | " + r.get("product_cpu_ms_per_order_broker")
+                    + " |");
+            first.keySet().forEach(k -> line.append(' ').append(groups.get(k)).append(" |"));
+            out.println(line);
+        }
+        out.println("(product CPU ms per order: by process, then the JVM's by thread group)");
     }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import java.util.HashMap;
 import org.sagas.app.bench.CpuMeter;
+import org.sagas.app.bench.ThreadCpu;
 import org.sagas.app.bench.DbCounters;
 import org.sagas.app.bench.Latencies;
 import org.sagas.app.bench.OrderCost;
@@ -156,6 +157,8 @@ final class ThroughputBenchmark {
         Map<Long, String> backends = new HashMap<>(rig.backendGroups());
         DbCounters.resetStatements(rig.stats());
         CpuMeter.Reading cpuBefore = cpu.read();
+        ThreadCpu threads = new ThreadCpu();
+        Map<String, Duration> threadsBefore = threads.read(rig.productPid());
         DbCounters dbBefore = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB);
         long monitorBefore = db.statements();
         Thread progress = progress(sent, accepted, db, start);
@@ -191,6 +194,7 @@ final class ThroughputBenchmark {
         }
         backends.putAll(rig.backendGroups());
         Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read(), backends);
+        Map<String, Duration> threadsUsed = ThreadCpu.between(threadsBefore, threads.read(rig.productPid()));
         long monitorStatements = db.statements() - monitorBefore;
         Thread.sleep(1000); // PostgreSQL publishes its counters at most every 500 ms
         DbCounters dbUsed = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB).minus(dbBefore);
@@ -217,7 +221,10 @@ final class ThroughputBenchmark {
             r.put("confirm_p99_ms", round(rs.getDouble(3) * 1000));
             new OrderCost(cpuUsed, dbUsed, monitorStatements, confirmed, rig.productDbName(), BenchRig.SANDBOX_DB)
                     .into(r);
-            // Where the product's transactions and rows go, statement by statement: the cost per order.
+            // The product JVM's share by thread group, so a change shows where its CPU went.
+            threadsUsed.forEach((group, used) -> r.put("product_cpu_ms_per_order_thread_" + group, confirmed == 0
+                    ? null : round(used.toNanos() / 1e6 / confirmed)));
+            // Where the product's transactions and rows go, statement by statement.
             statements = DbCounters.topStatements(rig.stats(), rig.productDbName(), confirmed, 25);
         }
         r.put("load_average_at_start", round(loadBefore));

@@ -282,7 +282,21 @@ public final class KafkaBroker implements AutoCloseable {
             p.setProperty("unclean.leader.election.enable", "false");
             p.setProperty("auto.leader.rebalance.enable", "true");
             p.setProperty("leader.imbalance.check.interval.seconds", "30");
+        } else {
+            // Idle, a single-node broker wakes for its own clocks (docs/benchmarks.md, "Idle"): the
+            // controller appends a no-op record to the metadata log every 500 ms by default (each one
+            // written, committed and published to the broker); no follower and no other broker needs
+            // them here. Heartbeats to its own controller every 5 s, fenced after 30 s without one.
+            // A cluster keeps the defaults: a killed broker must be fenced and its leaderships moved
+            // within seconds.
+            p.setProperty("metadata.max.idle.interval.ms", "30000");
+            p.setProperty("broker.heartbeat.interval.ms", "5000");
+            p.setProperty("broker.session.timeout.ms", "30000");
         }
+        // Each request handler and network thread wakes every 300 ms, idle or not; 8 handlers and
+        // 3 network threads per listener are sized for many cores, this broker shares two.
+        p.setProperty("num.io.threads", "2");
+        p.setProperty("num.network.threads", "2");
         Path file = dataDirectory.resolve("server.properties");
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(out, "written by sagas");

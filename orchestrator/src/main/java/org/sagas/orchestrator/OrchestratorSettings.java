@@ -23,6 +23,14 @@ public final class OrchestratorSettings {
     private static final Set<String> WORKER = Set.of("saga-worker");
     private static final Set<String> ENGINE = Set.of("api", "saga-worker", "reconciler");
 
+    public static final Setting<Duration> RELAY_IDLE_POLL = millis("SAGA_RELAY_IDLE_POLL_MS", 1_000, 20, 60_000,
+            Set.of("relay"), "longest pause between two reads of an idle outbox relay while the writers of its"
+                    + " process wake it (20 ms while rows come without a wake-up: writers elsewhere; ADR 0024)");
+    public static final Setting<Duration> IDLE_BACKOFF = millis("SAGA_IDLE_BACKOFF_MS", 5_000, 0, 600_000,
+            Set.of("api", "saga-worker", "reconciler"), "longest delay the jobs that look for work (step timeouts,"
+                    + " expiry, parked resumes, gauges, ledger pulls) reach while no saga moves in the process; a"
+                    + " move brings them back to their period; work due by time alone is found up to this late"
+                    + " then (0: off)");
     public static final Setting<Duration> PAYMENT_STEP_TIMEOUT = millis("SAGA_PAYMENT_STEP_TIMEOUT_MS", 60_000, 100,
             86_400_000, ENGINE, "no payment reply within this → PAYMENT_UNKNOWN");
     public static final Setting<Duration> STEP_LEASE = millis("SAGA_STEP_LEASE_MS", 30_000, 100, Integer.MAX_VALUE,
@@ -122,5 +130,5 @@ public final class OrchestratorSettings {
             RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, STALLED_COMPENSATIONS_PERIOD, RETENTION_PERIOD,
             SAGA_RETENTION, AUDIT_RETENTION, FINDING_RETENTION, BATCH_RETENTION, IDEMPOTENCY_RETENTION, GAUGES_PERIOD,
             INCIDENT_GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
-            CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION));
+            CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION, RELAY_IDLE_POLL, IDLE_BACKOFF));
 }

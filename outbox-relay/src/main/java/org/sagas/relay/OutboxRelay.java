@@ -164,6 +164,7 @@ public final class OutboxRelay implements AutoCloseable {
         private String instanceId;
         private int batchSize = 2000;
         private Duration pollInterval = Duration.ofMillis(20);
+        private Duration idlePollInterval;
         private Duration leaseCheckInterval = Duration.ofSeconds(1);
         private Duration metricsInterval = Duration.ofSeconds(1);
         private long vacuumThreshold = 20_000;
@@ -212,6 +213,19 @@ public final class OutboxRelay implements AutoCloseable {
          */
         public Builder pollInterval(Duration pollInterval) {
             this.pollInterval = positive(pollInterval, "pollInterval");
+            return this;
+        }
+
+        /**
+         * The longest pause between two reads of an idle relay while every row it found after a
+         * wait came with a {@link OutboxRelay#wakeUp()} (default: the {@link #pollInterval}, so
+         * off). Writers that wake the relay are unaffected; a row found without a wake-up brings the
+         * pause back to the poll interval for a minute, so a writer in another process waits for
+         * at most this once (docs/decisions/0024-idle-relay-waits-for-its-wake-up.md). Shorter
+         * than the poll interval counts as the poll interval.
+         */
+        public Builder idlePollInterval(Duration idlePollInterval) {
+            this.idlePollInterval = positive(idlePollInterval, "idlePollInterval");
             return this;
         }
 
@@ -275,7 +289,7 @@ public final class OutboxRelay implements AutoCloseable {
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new SimpleMeterRegistry();
             Map<String, Object> producerConfig = ProducerSettings.build(bootstrapServers, id, producerOverrides);
             return new OutboxRelay(new RelaySettings(dataSource, id, registry, batchSize, pollInterval,
-                    leaseCheckInterval, metricsInterval, vacuumThreshold, closeTimeout, producerConfig,
+                    idlePollInterval != null ? idlePollInterval : pollInterval, leaseCheckInterval, metricsInterval, vacuumThreshold, closeTimeout, producerConfig,
                     publishListener));
         }
 

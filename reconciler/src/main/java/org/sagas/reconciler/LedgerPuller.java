@@ -26,6 +26,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.lifecycle.Activity;
 import org.sagas.orchestrator.lifecycle.Component;
 import org.sagas.orchestrator.lifecycle.ComponentHealth;
 import org.sagas.orchestrator.lifecycle.JobListener;
@@ -120,6 +121,16 @@ public final class LedgerPuller implements Component, AutoCloseable {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /**
+     * Pulls less often while nothing happens in this process, up to {@code longest} between two
+     * rounds; the next touch of {@code activity} (a saga moved) brings a round forward. Keep it
+     * well under the reconciler's grace. Call before {@link #start()}.
+     */
+    public LedgerPuller backingOff(Activity activity, Duration longest) {
+        job.backingOff(activity, longest);
+        return this;
     }
 
     @Override

@@ -55,7 +55,14 @@ public final class ReconcilerStreams implements AutoCloseable {
         p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 1_000L);
         // A dead instance's partitions move on after this, not after the 45 s default.
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 3_000);
+        // Idle, the stream thread wakes once per poll.ms (100 ms by default) and its consumer fetches
+        // every fetch.max.wait.ms (500): records end both waits at once, so longer ones cost no
+        // latency, only wall-clock punctuation runs up to a second late (its checks are due in
+        // seconds). The heartbeat thread looks every retry back-off (100 ms by default).
+        p.put(StreamsConfig.POLL_MS_CONFIG, 1_000L);
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 5_000);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG), 500);
         return p;
     }
 

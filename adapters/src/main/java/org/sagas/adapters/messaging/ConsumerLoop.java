@@ -59,6 +59,16 @@ public final class ConsumerLoop implements AutoCloseable {
     static final int MAX_BATCH = 20;
     /** With this many records set aside, fetching pauses until some clear. */
     static final int MAX_WAITING = 100;
+    /**
+     * The longest one poll waits when nothing is set aside: records end it as soon as they come,
+     * so this only sets how often an idle loop wakes (docs/benchmarks.md, "Idle").
+     */
+    static final Duration IDLE_POLL = Duration.ofSeconds(5);
+    /**
+     * How long the broker holds an empty fetch: it answers as soon as a record arrives, so this
+     * too only bounds an idle consumer's fetches (one per this, not two a second).
+     */
+    static final int FETCH_MAX_WAIT_MS = 5_000;
 
     private final String topic;
     private final KafkaConsumer<String, byte[]> consumer;
@@ -162,12 +172,16 @@ public final class ConsumerLoop implements AutoCloseable {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
-        // The broker answers as soon as a record arrives; the wait only bounds idle polls.
-        c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
+        // The broker answers as soon as a record arrives; the wait only bounds idle fetches.
+        c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, FETCH_MAX_WAIT_MS);
         // A killed process's partitions move to the survivors (or to its own restart, which must
         // wait for the dead member to leave the group) after this, not after the 45 s default.
         c.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
-        c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
+        c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 3_000);
+        // The heartbeat thread looks whether a heartbeat is due every retry back-off (100 ms by
+        // default: ten wake-ups a second per consumer, idle or not); failed requests are retried
+        // after it too, growing to retry.backoff.max.ms (1 s) as before.
+        c.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 500);
         c.putAll(consumerOverrides);
         this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
         this.deadLetters = new KafkaProducer<>(kafka.config(Map.of(
@@ -205,7 +219,7 @@ public final class ConsumerLoop implements AutoCloseable {
             try {
                 retryDue();
                 pauseWhileManyWait();
-                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
+                ConsumerRecords<String, byte[]> records = consumer.poll(pollTimeout());
                 for (TopicPartition partition : records.partitions()) {
                     List<ConsumerRecord<String, byte[]>> all = records.records(partition);
                     for (int from = 0; from < all.size(); from += MAX_BATCH) {
@@ -234,6 +248,16 @@ public final class ConsumerLoop implements AutoCloseable {
         }
         consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
         deadLetters.close(Duration.ofSeconds(5));
+    }
+
+    /** Until the next record set aside is due, at most {@link #IDLE_POLL}: records end it at once. */
+    private Duration pollTimeout() {
+        var due = waiting.nextDueNanos();
+        if (due.isEmpty()) {
+            return IDLE_POLL;
+        }
+        long left = due.getAsLong() - System.nanoTime();
+        return Duration.ofNanos(Math.max(0, Math.min(IDLE_POLL.toNanos(), left)));
     }
 
     private static long oldest(List<ConsumerRecord<String, byte[]>> batch) {

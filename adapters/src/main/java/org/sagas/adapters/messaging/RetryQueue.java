@@ -76,6 +76,17 @@ final class RetryQueue {
         return due;
     }
 
+    /** When the earliest back-off ends ({@link System#nanoTime()} units), if any record waits. */
+    OptionalLong nextDueNanos() {
+        long next = Long.MAX_VALUE;
+        for (TreeMap<Long, Waiting> w : byPartition.values()) {
+            for (Waiting x : w.values()) {
+                next = Math.min(next, x.dueNanos);
+            }
+        }
+        return next == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(next);
+    }
+
     /** The lowest offset still waiting in {@code partition}, if any. */
     OptionalLong lowestOffset(TopicPartition partition) {
         TreeMap<Long, Waiting> waiting = byPartition.get(partition);

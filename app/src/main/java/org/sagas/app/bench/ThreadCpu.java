@@ -21,15 +21,16 @@ import java.util.Map;
 public final class ThreadCpu {
     /** Groups in report order, each with the name prefixes of its threads. */
     private static final List<Map.Entry<String, List<String>>> GROUPS = List.of(
-            Map.entry("api", List.of("api-", "api")),
+            Map.entry("api", List.of("api-", "api", "readiness", "Scheduler-")),
             Map.entry("engine", List.of("parked-resume", "step-timeouts", "parked-expiry", "order-gauges",
                     "idempotency-ret", "inbox-retention", "payment-reconc", "incident-gauge", "finding-gauges",
-                    "scheduling-lag", "sagas-stop")),
-            Map.entry("consumers", List.of("consumer-", "payment-charge")),
+                    "scheduling-lag", "sagas-stop", "retention", "stalled-compen", "admin-batches")),
+            // Kafka's heartbeat threads are cut to "kafka-coordinat" by the kernel.
+            Map.entry("consumers", List.of("consumer-", "payment-charge", "kafka-coordinat")),
             Map.entry("producer", List.of("kafka-producer")),
             Map.entry("relay", List.of("outbox-relay")),
             Map.entry("reconciler", List.of("sagas-reconcile", "ledger-puller", "kafka-streams")),
-            Map.entry("sandboxes", List.of("inventory-http", "payment-http")),
+            Map.entry("sandboxes", List.of("inventory-http", "payment-http", "inventory-sand", "payment-sandbo")),
             Map.entry("http_client", List.of("HttpClient")),
             Map.entry("gc", List.of("GC Thread", "G1 ")),
             Map.entry("jit", List.of("C1 Compiler", "C2 Compiler")),

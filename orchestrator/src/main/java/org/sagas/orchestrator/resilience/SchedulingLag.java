@@ -11,8 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  * for a core — the queue every request of the product waits in too, before any of its code runs,
  * even the code that would refuse it. Admission reads it as the product's own slowness (see
  * {@link AdaptiveLimit}). One daemon thread, {@code 1 / period} wake-ups a second while it is
- * read; unread for a second (no requests, so no window to judge), it wakes four times a second
- * only, so an idle product does not pay for it. Thread-safe.
+ * read; unread for a second (no requests, so no window to judge), it sleeps until the next read
+ * (at most a minute), so an idle product does not pay for it. Thread-safe.
  */
 public final class SchedulingLag implements AutoCloseable {
     private final long periodNanos;
@@ -22,7 +22,8 @@ public final class SchedulingLag implements AutoCloseable {
     private volatile boolean running = true;
     private volatile long lastRead = System.nanoTime();
     private static final long IDLE_AFTER_NANOS = 1_000_000_000L;
-    private static final long IDLE_PERIOD_NANOS = 250_000_000L;
+    private static final long IDLE_PERIOD_NANOS = 60_000_000_000L;
+    private volatile boolean sleeping;
 
     private SchedulingLag(Duration period) {
         this.periodNanos = period.toNanos();
@@ -40,7 +41,11 @@ public final class SchedulingLag implements AutoCloseable {
     private void run() {
         while (running) {
             if (System.nanoTime() - lastRead > IDLE_AFTER_NANOS) {
-                LockSupport.parkNanos(IDLE_PERIOD_NANOS);
+                sleeping = true;
+                if (System.nanoTime() - lastRead > IDLE_AFTER_NANOS) {
+                    LockSupport.parkNanos(this, IDLE_PERIOD_NANOS);
+                }
+                sleeping = false;
                 continue;
             }
             long start = System.nanoTime();
@@ -54,6 +59,9 @@ public final class SchedulingLag implements AutoCloseable {
     /** The average lateness since the last call, in nanoseconds (0 without a sample); resets it. */
     public long takeAverageNanos() {
         lastRead = System.nanoTime();
+        if (sleeping) {
+            LockSupport.unpark(probe);
+        }
         long n = samples.getAndSet(0);
         long sum = sumNanos.getAndSet(0);
         return n == 0 ? 0 : sum / n;

@@ -95,9 +95,30 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
         return runs.health();
     }
 
+    private org.sagas.orchestrator.lifecycle.Activity activity;
+    private Duration longestTick;
+
+    /**
+     * Ticks less often while nothing happens, up to {@code longest} between two passes; the next
+     * touch of {@code activity} brings a pass forward (see {@link
+     * org.sagas.orchestrator.lifecycle.PeriodicJob#backingOff}). The breaker's closing still wakes
+     * it at once. Call before {@link #start()}.
+     */
+    public ParkedResumer backingOff(org.sagas.orchestrator.lifecycle.Activity activity, Duration longest) {
+        this.activity = activity;
+        this.longestTick = longest;
+        return this;
+    }
+
     @Override
     public void start() {
-        scheduler.scheduleWithFixedDelay(this::tick, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+        if (activity == null) {
+            scheduler.scheduleWithFixedDelay(this::tick, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+            return;
+        }
+        new org.sagas.orchestrator.lifecycle.PeriodicJob("parked-resumer", Duration.ZERO, tick, this::tick,
+                org.sagas.orchestrator.lifecycle.JobListener.NONE, scheduler).backingOff(activity, longestTick)
+                .start();
     }
 
     /** Runs a resume pass soon, on the resumer's thread. */

@@ -47,13 +47,15 @@ public final class RelayLoop implements Runnable {
     private long nextLeaseTick = System.nanoTime();
     private long databaseDownSince;
     private long lastKafkaWarning = System.nanoTime() - WARN_EVERY_NANOS;
+    /** The last wait before this read ended without a wake-up (its rows, if any, came unannounced). */
+    private boolean waitTimedOut;
 
     public RelayLoop(RelaySettings settings, ShardLeases leases, WakeSignal wake, RelayMetrics metrics) {
         this.settings = settings;
         this.leases = leases;
         this.wake = wake;
         this.metrics = metrics;
-        this.poll = new AdaptivePoll(settings.pollInterval());
+        this.poll = new AdaptivePoll(settings.pollInterval(), settings.idlePollInterval());
     }
 
     /** How many acknowledged rows this relay has deleted so far (for the vacuum decision). */
@@ -80,6 +82,7 @@ public final class RelayLoop implements Runnable {
                     cycle();
                     databaseReachable();
                 } catch (SQLException | RuntimeException e) {
+                    waitTimedOut = false;
                     databaseFailed(e);
                     pause(databaseBackoff.nextNanos());
                 }
@@ -106,10 +109,12 @@ public final class RelayLoop implements Runnable {
         Set<Integer> owned = leases.owned();
         Producer<String, String> kafka = producer();
         if (kafka == null) {
+            waitTimedOut = false;
             pause(kafkaBackoff.nextNanos());
             return;
         }
         if (owned.isEmpty()) {
+            waitTimedOut = false;
             deleteAcknowledged();
             pause(nextLeaseTick - System.nanoTime());
             return;
@@ -120,10 +125,12 @@ public final class RelayLoop implements Runnable {
         deletedRows.addAndGet(undeleted.size());
         undeleted.clear();
         if (rows.isEmpty()) {
-            wake.await(Math.min(poll.idlePauseNanos(), Math.max(0, nextLeaseTick - System.nanoTime())));
+            waitTimedOut = !wake.await(Math.min(poll.idlePauseNanos(readStart),
+                    Math.max(0, nextLeaseTick - System.nanoTime())));
             return;
         }
-        poll.foundRows();
+        poll.foundRows(waitTimedOut, readStart);
+        waitTimedOut = false;
         PublishRound round = new PublishRound(kafka, () -> stopping, settings.closeTimeout().toNanos(),
                 this::acknowledged);
         long publishStart = System.nanoTime();

@@ -13,6 +13,7 @@ public record RelaySettings(
         MeterRegistry meterRegistry,
         int batchSize,
         Duration pollInterval,
+        Duration idlePollInterval,
         Duration leaseCheckInterval,
         Duration metricsInterval,
         long vacuumThreshold,

@@ -25,8 +25,10 @@ public final class WakeSignal {
      * Waits until signalled or {@code nanos} passed, then clears the signal. Clearing happens
      * before the caller's next read, so a signal sent after a writer's commit is either seen by
      * that read or wakes the next wait: no wake-up is lost.
+     *
+     * @return whether a signal ended (or came during) the wait, false when it timed out
      */
-    public void await(long nanos) {
+    public boolean await(long nanos) {
         waiter = Thread.currentThread();
         long deadline = System.nanoTime() + nanos;
         while (!signalled.get()) {
@@ -36,6 +38,6 @@ public final class WakeSignal {
             }
             LockSupport.parkNanos(this, left);
         }
-        signalled.set(false);
+        return signalled.getAndSet(false);
     }
 }

@@ -29,6 +29,42 @@ class AdaptivePollTest {
         assertThat(ms(poll.idlePauseNanos())).isEqualTo(1);
     }
 
+    @Test
+    void shouldGrowToTheIdleIntervalWhileEveryRowCameWithAWakeUp() {
+        AdaptivePoll poll = new AdaptivePoll(Duration.ofMillis(20), Duration.ofMillis(1000));
+        long now = 0;
+        poll.foundRows(false, now);
+        long last = 0;
+        for (int i = 0; i < 20; i++) {
+            last = ms(poll.idlePauseNanos(now));
+        }
+        assertThat(last).isEqualTo(1000);
+    }
+
+    @Test
+    void shouldKeepToThePollIntervalForAMinuteAfterRowsCameWithoutAWakeUp() {
+        AdaptivePoll poll = new AdaptivePoll(Duration.ofMillis(20), Duration.ofMillis(1000));
+        long now = 5_000_000_000L;
+        poll.foundRows(true, now);
+        long last = 0;
+        for (int i = 0; i < 20; i++) {
+            last = ms(poll.idlePauseNanos(now + i));
+        }
+        assertThat(last).isEqualTo(20);
+        assertThat(ms(poll.idlePauseNanos(now + AdaptivePoll.UNANNOUNCED_WINDOW - 1))).isEqualTo(20);
+        assertThat(ms(poll.idlePauseNanos(now + AdaptivePoll.UNANNOUNCED_WINDOW))).isEqualTo(1000);
+    }
+
+    @Test
+    void shouldNeverGoBelowThePollIntervalWhenTheIdleIntervalIsShorter() {
+        AdaptivePoll poll = new AdaptivePoll(Duration.ofMillis(20), Duration.ofMillis(5));
+        long last = 0;
+        for (int i = 0; i < 20; i++) {
+            last = ms(poll.idlePauseNanos(0));
+        }
+        assertThat(last).isEqualTo(20);
+    }
+
     private static long ms(long nanos) {
         return Duration.ofNanos(nanos).toMillis();
     }

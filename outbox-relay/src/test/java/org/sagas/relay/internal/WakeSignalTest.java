@@ -40,9 +40,9 @@ class WakeSignalTest {
         WakeSignal wake = new WakeSignal();
         wake.signal();
         wake.signal();
-        wake.await(TimeUnit.SECONDS.toNanos(10));
+        assertThat(wake.await(TimeUnit.SECONDS.toNanos(10))).as("woken").isTrue();
         long started = System.nanoTime();
-        wake.await(TimeUnit.MILLISECONDS.toNanos(20));
+        assertThat(wake.await(TimeUnit.MILLISECONDS.toNanos(20))).as("woken").isFalse();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(19));
     }
 }
