@@ -38,6 +38,7 @@ import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.AdaptiveLimit;
 import org.sagas.orchestrator.resilience.PriorityShedder;
+import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.SchedulingLag;
 import org.sagas.relay.OutboxRelay;
 import org.slf4j.Logger;
@@ -280,7 +281,9 @@ final class Product implements AutoCloseable {
             ApiServer.Admission admission = foreground.around(s.shedding()
                     ? new AdmissionControl(shedder(o, node), node.gauges::pending,
                             s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
-                            node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry)
+                            node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry,
+                            (deadline, refusal) -> node.inventory.holdPlace(Deadline.ofEpochMillis(
+                                    deadline - s.answerReserveMillis()), r -> refusal.accept("inventory " + r)))
                     : ApiServer.Admission.ALWAYS);
             warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
                     s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),

@@ -48,6 +48,25 @@ public final class AdmissionControl implements ApiServer.Admission {
     private volatile double serviceNanos;
     private final Timer queued;
     private final Counter[] refused;
+    private final Preflight preflight;
+
+    /**
+     * What an admitted submission holds before any of its work, so that what the product cannot
+     * serve at speed is refused here, nothing stored, rather than found in its inventory call and
+     * parked as if inventory had failed (docs/decisions/0021): a place in the participant's
+     * bulkhead and time enough for a fair attempt ({@code ResilientDependency.holdPlace}).
+     */
+    @FunctionalInterface
+    public interface Preflight {
+        /** Nothing to hold: every submission goes on to its call. */
+        Preflight NONE = (deadline, refusal) -> Optional.of(Permit.none());
+
+        /**
+         * @param refusal told why, when the answer is empty
+         * @return what to release when the request ends, or empty to refuse it as overloaded
+         */
+        Optional<Permit> hold(long deadlineEpochMillis, java.util.function.Consumer<String> refusal);
+    }
 
     /**
      * @param pendingCount orders pending confirmation now (a gauge's last reading)
@@ -61,6 +80,15 @@ public final class AdmissionControl implements ApiServer.Admission {
     public AdmissionControl(PriorityShedder shedder, LongSupplier pendingCount, long pendingCap,
             LongSupplier parkedCount, ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock,
             Duration queueMax, MeterRegistry registry) {
+        this(shedder, pendingCount, pendingCap, parkedCount, pendingOf, clientPendingCap, clock, queueMax, registry,
+                Preflight.NONE);
+    }
+
+    /** @param preflight what each admitted submission holds before its work ({@link Preflight}) */
+    public AdmissionControl(PriorityShedder shedder, LongSupplier pendingCount, long pendingCap,
+            LongSupplier parkedCount, ToLongFunction<Set<String>> pendingOf, long clientPendingCap, Clock clock,
+            Duration queueMax, MeterRegistry registry, Preflight preflight) {
+        this.preflight = java.util.Objects.requireNonNull(preflight, "preflight");
         this.queueMaxNanos = queueMax.toNanos();
         this.queued = Timer.builder("saga.admission.queue")
                 .description("Time order submissions waited for an in-flight slot, admitted or not")
@@ -134,13 +162,25 @@ public final class AdmissionControl implements ApiServer.Admission {
                 return null;
             }
         }
+        String[] why = new String[1];
+        Optional<Permit> place = preflight.hold(deadlineEpochMillis, cause -> why[0] = cause);
+        if (place.isEmpty()) {
+            permit.get().close();
+            shedder.countShed(priority);
+            log.warn("order refused as overloaded before any work: {}", why[0]);
+            refuse(ctx, Refusal.OVERLOADED, "Too many requests in flight", "the product cannot give this order a fair"
+                    + " call to inventory now (" + why[0] + "); nothing was stored", retryAfterSeconds());
+            return null;
+        }
         Permit held = permit.get();
+        Permit placed = place.get();
         int using = shedder.usingProduct();
         long remoteBefore = RemoteTime.spentNanos();
         RemoteTime.Watch watched = RemoteTime.watch(shedder);
         return () -> {
             long end = System.nanoTime();
             watched.close();
+            placed.close();
             held.close();
             long served = end - admitted;
             double before = serviceNanos;

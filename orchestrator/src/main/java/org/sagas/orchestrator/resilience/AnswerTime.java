@@ -30,4 +30,18 @@ final class AnswerTime {
         double average = averageNanos;
         return average < 0 || allowed.toNanos() >= FAIR_MULTIPLE * average;
     }
+
+    /**
+     * The shortest attempt that {@link #wasFair} would count: {@value #FAIR_MULTIPLE} times the
+     * usual answer time, never more than the attempt's own timeout; zero before any answer (nothing
+     * is known, so no call is refused for want of time).
+     */
+    Duration fairAttempt(Duration ownTimeout) {
+        double average = averageNanos;
+        if (average < 0) {
+            return Duration.ZERO;
+        }
+        Duration fair = Duration.ofNanos((long) (FAIR_MULTIPLE * average));
+        return fair.compareTo(ownTimeout) < 0 ? fair : ownTimeout;
+    }
 }

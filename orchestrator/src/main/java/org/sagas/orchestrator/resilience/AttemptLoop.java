@@ -33,6 +33,11 @@ final class AttemptLoop {
     private final ResilienceListener listener;
     private final AnswerTime answerTime = new AnswerTime();
 
+    /** The dependency's usual answer time, as its answered attempts tell it. */
+    AnswerTime answerTime() {
+        return answerTime;
+    }
+
     AttemptLoop(ResilienceConfig config, ResilienceListener listener) {
         this.dependency = config.dependency();
         this.timeout = config.timeout();

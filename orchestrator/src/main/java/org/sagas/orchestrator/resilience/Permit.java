@@ -19,6 +19,11 @@ public final class Permit implements AutoCloseable {
         this.release = Objects.requireNonNull(release, "release");
     }
 
+    /** A permit for nothing held: closing it does nothing. */
+    public static Permit none() {
+        return new Permit(() -> { });
+    }
+
     /** Gives the slot back the first time it is called; later calls do nothing. Never throws. */
     @Override
     public void close() {

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.resilience;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.sagas.orchestrator.resilience.AttemptOutcome.Answered;
 import org.sagas.orchestrator.resilience.AttemptOutcome.Failed;
@@ -34,6 +35,18 @@ public final class ResilientDependency {
     private final Breaker breaker;
     private final AttemptLoop attempts;
     private final ResilienceListener listener;
+    /** The bulkhead place {@link #holdPlace} keeps for this thread's next call, and when it was taken. */
+    private final ThreadLocal<HeldPlace> held = new ThreadLocal<>();
+    /** From {@link #holdPlace} to its call's entry, a moving average (nanoseconds; -1 before the first). */
+    private volatile double beforeCallNanos = -1;
+    /** When an attempt last failed by the dependency's own fault ({@link System#nanoTime()}). */
+    private volatile long lastFaultNanos = System.nanoTime() - FAULT_MEMORY_NANOS;
+    private final AnswerTime answers;
+
+    private record HeldPlace(Permit permit, long takenNanos) {}
+
+    /** How recently a failure of the dependency's own makes a full bulkhead its doing, not ours. */
+    private static final long FAULT_MEMORY_NANOS = Duration.ofSeconds(10).toNanos();
 
     private ResilientDependency(ResilienceConfig config, ResilienceListener listener) {
         this.config = config;
@@ -42,6 +55,7 @@ public final class ResilientDependency {
         this.breaker = config.breaker().<Breaker>map(b -> new FailsafeBreaker(config.dependency(), b))
                 .orElse(Breaker.alwaysClosed());
         this.attempts = new AttemptLoop(config, listener);
+        this.answers = attempts.answerTime();
         breaker.onStateChange(state -> listener.onStateChange(config.dependency(), state));
     }
 
@@ -102,6 +116,55 @@ public final class ResilientDependency {
     }
 
     /**
+     * Before work that will call this dependency on this thread by {@code callDeadline} (a
+     * submission about to be stored), makes sure the call will get a fair chance, so that the
+     * product's own lack of capacity is answered as such instead of being found in the call. While
+     * the dependency is not known to fail (the breaker closed, no failure of its own for ten
+     * seconds), it takes a bulkhead place for the thread's next call, waiting as a call would, and
+     * checks that the deadline leaves, after the usual time between this and the call, an attempt
+     * of its own timeout or three times the dependency's usual answer time. When the dependency
+     * is known to fail, it holds nothing and judges nothing: the call tells, and degraded mode
+     * answers.
+     *
+     * @return the place, to close once the work is done (closing it twice is harmless; the call
+     *     gives it back as soon as it ends), or empty when the product cannot give the call a fair
+     *     chance now: {@code BULKHEAD_FULL} or {@code DEADLINE_TOO_SHORT} in {@code refusal}
+     */
+    public Optional<Permit> holdPlace(Deadline callDeadline, Consumer<Reason> refusal) {
+        if (breaker.state() != CircuitState.CLOSED || System.nanoTime() - lastFaultNanos < FAULT_MEMORY_NANOS) {
+            return Optional.of(new Permit(() -> { }));
+        }
+        Duration attempt = config.timeout().attemptTimeout();
+        Duration fair = answers.fairAttempt(attempt);
+        if (fair.compareTo(config.timeout().minimumUsefulBudget()) < 0) {
+            fair = config.timeout().minimumUsefulBudget();
+        }
+        double before = beforeCallNanos;
+        Duration room = callDeadline.remaining().minus(fair).minusNanos(before < 0 ? 0 : (long) before);
+        if (room.isNegative()) {
+            refusal.accept(Reason.DEADLINE_TOO_SHORT);
+            return Optional.empty();
+        }
+        if (bulkhead == null) {
+            return Optional.of(new Permit(() -> { }));
+        }
+        Duration maxWait = config.bulkhead().orElseThrow().maxWait();
+        Optional<Permit> permit = bulkhead.tryAcquire(room.compareTo(maxWait) < 0 ? room : maxWait);
+        if (permit.isEmpty()) {
+            refusal.accept(Reason.BULKHEAD_FULL);
+            return Optional.empty();
+        }
+        HeldPlace place = new HeldPlace(permit.get(), System.nanoTime());
+        held.set(place);
+        return Optional.of(new Permit(() -> {
+            if (held.get() == place) {
+                held.remove();
+            }
+            place.permit().close();
+        }));
+    }
+
+    /**
      * Returns the breaker's state. An open breaker whose open duration has passed is moved to
      * half-open first, rather than waiting for the next call to notice.
      */
@@ -135,6 +198,17 @@ public final class ResilientDependency {
     }
 
     private Permit enterBulkhead(Deadline deadline) {
+        HeldPlace place = held.get();
+        if (place != null) {
+            // Taken for this call by holdPlace before the caller's own work: used once.
+            held.remove();
+            if (!place.permit().isReleased()) {
+                long waited = System.nanoTime() - place.takenNanos();
+                double before = beforeCallNanos;
+                beforeCallNanos = before < 0 ? waited : before + 0.1 * (waited - before);
+                return place.permit();
+            }
+        }
         if (bulkhead == null) {
             return new Permit(() -> { });
         }
@@ -173,6 +247,7 @@ public final class ResilientDependency {
         }
         if (outcome instanceof Failed<T> failed) {
             if (failed.dependencyAtFault()) {
+                lastFaultNanos = System.nanoTime();
                 admission.failed();
             } else {
                 // Our slowness is not theirs: no verdict on the dependency (docs/decisions/0021).

@@ -584,6 +584,65 @@ class ResilientDependencyTest {
     }
 
     @Test
+    void shouldHoldABulkheadPlaceForThisThreadsNextCallAndRefuseWhenNoneIsLeft() {
+        // Given a bulkhead of one permit and a healthy dependency
+        bulkhead.permits(1).maxWait(Duration.ofMillis(20));
+        ResilientDependency dependency = create(fast());
+        List<Reason> refusals = new ArrayList<>();
+
+        // When a place is held before the work that will call
+        Permit place = dependency.holdPlace(generous(), refusals::add).orElseThrow();
+
+        // Then the bulkhead is taken, a second holder is refused as full, and nothing was sent
+        assertThat(dependency.bulkheadInUse()).isEqualTo(1);
+        assertThat(dependency.holdPlace(generous(), refusals::add)).isEmpty();
+        assertThat(refusals).containsExactly(Reason.BULKHEAD_FULL);
+        assertThat(attempts).hasValue(0);
+
+        // And the thread's call goes through on the held place, which it gives back when it ends
+        assertThat(dependency.call(generous(), answering("ok"))).isEqualTo("ok");
+        assertThat(dependency.bulkheadInUse()).isZero();
+        place.close();
+        assertThat(dependency.bulkheadInUse()).isZero();
+    }
+
+    @Test
+    void shouldRefuseAPlaceWhenTheDeadlineLeavesNoFairAttempt() {
+        // Given a dependency whose usual answer time is known (about 30 ms)
+        ResilientDependency dependency = create(fast());
+        dependency.call(generous(), timeout -> {
+            Thread.sleep(30);
+            return "ok";
+        });
+        List<Reason> refusals = new ArrayList<>();
+
+        // When the deadline leaves less than three usual answers
+        // Then no place is held, for want of time, and nothing is taken
+        assertThat(dependency.holdPlace(Deadline.after(Duration.ofMillis(40)), refusals::add)).isEmpty();
+        assertThat(refusals).containsExactly(Reason.DEADLINE_TOO_SHORT);
+        assertThat(dependency.bulkheadInUse()).isZero();
+        // ... while a deadline with room gets its place
+        dependency.holdPlace(Deadline.after(Duration.ofSeconds(1)), refusals::add).orElseThrow().close();
+        assertThat(dependency.bulkheadInUse()).isZero();
+    }
+
+    @Test
+    void shouldHoldNothingAndRefuseNothingOnceTheDependencyFailedByItsOwnFault() {
+        // Given a bulkhead of one permit taken, and a dependency that failed of its own accord
+        bulkhead.permits(1).maxWait(Duration.ofMillis(20));
+        ResilientDependency dependency = create(fast().withoutRetries());
+        unavailable(() -> dependency.call(generous(), failingTransiently()));
+        Permit first = dependency.holdPlace(generous(), r -> { }).orElseThrow();
+        List<Reason> refusals = new ArrayList<>();
+
+        // When another place is asked for
+        // Then it is not refused: the call will tell, and degraded mode answers for it
+        assertThat(dependency.holdPlace(generous(), refusals::add)).isPresent();
+        assertThat(refusals).isEmpty();
+        first.close();
+    }
+
+    @Test
     void shouldBuildReducedStackWithoutBreakerBulkheadOrRetries() {
         // Given a stack with only the timeout layer
         breaker.minimumCalls(2);
