@@ -282,8 +282,8 @@ final class Product implements AutoCloseable {
                     ? new AdmissionControl(shedder(o, node), node.gauges::pending,
                             s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
                             node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry,
-                            (deadline, refusal) -> node.inventory.holdPlace(Deadline.ofEpochMillis(
-                                    deadline - s.answerReserveMillis()), r -> refusal.accept("inventory " + r)))
+                            (deadline, congested, refusal) -> node.inventory.holdPlace(Deadline.ofEpochMillis(
+                                    deadline - s.answerReserveMillis()), congested, r -> refusal.accept("inventory " + r)))
                     : ApiServer.Admission.ALWAYS);
             warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
                     s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),

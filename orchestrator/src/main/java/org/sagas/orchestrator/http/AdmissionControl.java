@@ -59,13 +59,14 @@ public final class AdmissionControl implements ApiServer.Admission {
     @FunctionalInterface
     public interface Preflight {
         /** Nothing to hold: every submission goes on to its call. */
-        Preflight NONE = (deadline, refusal) -> Optional.of(Permit.none());
+        Preflight NONE = (deadline, congested, refusal) -> Optional.of(Permit.none());
 
         /**
+         * @param congested whether the product queues on its own resources now ({@link PriorityShedder#congested})
          * @param refusal told why, when the answer is empty
          * @return what to release when the request ends, or empty to refuse it as overloaded
          */
-        Optional<Permit> hold(long deadlineEpochMillis, java.util.function.Consumer<String> refusal);
+        Optional<Permit> hold(long deadlineEpochMillis, boolean congested, java.util.function.Consumer<String> refusal);
     }
 
     /**
@@ -163,7 +164,7 @@ public final class AdmissionControl implements ApiServer.Admission {
             }
         }
         String[] why = new String[1];
-        Optional<Permit> place = preflight.hold(deadlineEpochMillis, cause -> why[0] = cause);
+        Optional<Permit> place = preflight.hold(deadlineEpochMillis, shedder.congested(), cause -> why[0] = cause);
         if (place.isEmpty()) {
             permit.get().close();
             shedder.countShed(priority);

@@ -161,6 +161,11 @@ public final class PriorityShedder implements RemoteTime.Watcher {
         return adaptive.congested(System.nanoTime()) ? inFlight.get() : usingProduct();
     }
 
+    /** Whether the product itself queues now, as the adaptive limit judged its last window; never with fixed limits. */
+    public boolean congested() {
+        return adaptive != null && adaptive.congested(System.nanoTime());
+    }
+
     /** Admitted requests in flight and not waiting on a participant. */
     public int usingProduct() {
         return Math.max(0, inFlight.get() - remote.get());

@@ -120,9 +120,11 @@ public final class ResilientDependency {
      * submission about to be stored), makes sure the call will get a fair chance, so that the
      * product's own lack of capacity is answered as such instead of being found in the call. While
      * the dependency is not known to fail (the breaker closed, no failure of its own for ten
-     * seconds), it takes a bulkhead place for the thread's next call, waiting as a call would, and
-     * checks that the deadline leaves, after the usual time between this and the call, an attempt
-     * of its own timeout or three times the dependency's usual answer time. When the dependency
+     * seconds), it takes a bulkhead place for the thread's next call, waiting as a call would, and,
+     * when {@code congested} (the product queues on its own resources, so its time before the call is
+     * what eats the deadline), checks that the deadline leaves, after the usual time between this and
+     * the call, an attempt of its own timeout or three times the dependency's usual answer time.
+     * Uncongested, the call is given whatever time is left, as any call. When the dependency
      * is known to fail, it holds nothing and judges nothing: the call tells, and degraded mode
      * answers.
      *
@@ -130,17 +132,16 @@ public final class ResilientDependency {
      *     gives it back as soon as it ends), or empty when the product cannot give the call a fair
      *     chance now: {@code BULKHEAD_FULL} or {@code DEADLINE_TOO_SHORT} in {@code refusal}
      */
-    public Optional<Permit> holdPlace(Deadline callDeadline, Consumer<Reason> refusal) {
+    public Optional<Permit> holdPlace(Deadline callDeadline, boolean congested, Consumer<Reason> refusal) {
         if (breaker.state() != CircuitState.CLOSED || System.nanoTime() - lastFaultNanos < FAULT_MEMORY_NANOS) {
             return Optional.of(new Permit(() -> { }));
         }
-        Duration attempt = config.timeout().attemptTimeout();
-        Duration fair = answers.fairAttempt(attempt);
+        Duration fair = congested ? answers.fairAttempt(config.timeout().attemptTimeout()) : Duration.ZERO;
         if (fair.compareTo(config.timeout().minimumUsefulBudget()) < 0) {
             fair = config.timeout().minimumUsefulBudget();
         }
         double before = beforeCallNanos;
-        Duration room = callDeadline.remaining().minus(fair).minusNanos(before < 0 ? 0 : (long) before);
+        Duration room = callDeadline.remaining().minus(fair).minusNanos(!congested || before < 0 ? 0 : (long) before);
         if (room.isNegative()) {
             refusal.accept(Reason.DEADLINE_TOO_SHORT);
             return Optional.empty();

@@ -591,11 +591,11 @@ class ResilientDependencyTest {
         List<Reason> refusals = new ArrayList<>();
 
         // When a place is held before the work that will call
-        Permit place = dependency.holdPlace(generous(), refusals::add).orElseThrow();
+        Permit place = dependency.holdPlace(generous(), false, refusals::add).orElseThrow();
 
         // Then the bulkhead is taken, a second holder is refused as full, and nothing was sent
         assertThat(dependency.bulkheadInUse()).isEqualTo(1);
-        assertThat(dependency.holdPlace(generous(), refusals::add)).isEmpty();
+        assertThat(dependency.holdPlace(generous(), false, refusals::add)).isEmpty();
         assertThat(refusals).containsExactly(Reason.BULKHEAD_FULL);
         assertThat(attempts).hasValue(0);
 
@@ -616,13 +616,16 @@ class ResilientDependencyTest {
         });
         List<Reason> refusals = new ArrayList<>();
 
-        // When the deadline leaves less than three usual answers
+        // When the deadline leaves less than three usual answers while the product is congested
         // Then no place is held, for want of time, and nothing is taken
-        assertThat(dependency.holdPlace(Deadline.after(Duration.ofMillis(40)), refusals::add)).isEmpty();
+        assertThat(dependency.holdPlace(Deadline.after(Duration.ofMillis(40)), true, refusals::add)).isEmpty();
         assertThat(refusals).containsExactly(Reason.DEADLINE_TOO_SHORT);
         assertThat(dependency.bulkheadInUse()).isZero();
-        // ... while a deadline with room gets its place
-        dependency.holdPlace(Deadline.after(Duration.ofSeconds(1)), refusals::add).orElseThrow().close();
+        // ... while a deadline with room gets its place, and so does a short one while the product is
+        // not congested: the call is given what is left, as any call
+        dependency.holdPlace(Deadline.after(Duration.ofSeconds(1)), true, refusals::add).orElseThrow().close();
+        dependency.holdPlace(Deadline.after(Duration.ofMillis(40)), false, refusals::add).orElseThrow().close();
+        assertThat(refusals).hasSize(1);
         assertThat(dependency.bulkheadInUse()).isZero();
     }
 
@@ -632,12 +635,12 @@ class ResilientDependencyTest {
         bulkhead.permits(1).maxWait(Duration.ofMillis(20));
         ResilientDependency dependency = create(fast().withoutRetries());
         unavailable(() -> dependency.call(generous(), failingTransiently()));
-        Permit first = dependency.holdPlace(generous(), r -> { }).orElseThrow();
+        Permit first = dependency.holdPlace(generous(), false, r -> { }).orElseThrow();
         List<Reason> refusals = new ArrayList<>();
 
         // When another place is asked for
         // Then it is not refused: the call will tell, and degraded mode answers for it
-        assertThat(dependency.holdPlace(generous(), refusals::add)).isPresent();
+        assertThat(dependency.holdPlace(generous(), false, refusals::add)).isPresent();
         assertThat(refusals).isEmpty();
         first.close();
     }
