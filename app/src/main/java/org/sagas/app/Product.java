@@ -273,7 +273,7 @@ final class Product implements AutoCloseable {
         if (roles.contains("api")) {
             OrderService orders = new OrderService(node.engine, node.orderSaga,
                     new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
-                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing);
+                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing, node.registry);
             ApiProtection protection = ApiProtection.from(s);
             OrderStore store = new OrderStore(node.jdbi);
             // A client's share is counted only while some order is parked (accepted while inventory was

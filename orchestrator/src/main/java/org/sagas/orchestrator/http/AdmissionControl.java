@@ -35,6 +35,8 @@ public final class AdmissionControl implements ApiServer.Admission {
     private static final Logger log = LoggerFactory.getLogger(AdmissionControl.class);
     private static final double SERVICE_WEIGHT = 0.05;
     private static final Duration OVERFLOWING = Duration.ofMillis(200);
+    /** A request that waited this long before admission let it in met the product queueing (the lag limit). */
+    private static final long QUEUEING_NANOS = Duration.ofMillis(10).toNanos();
 
     private final PriorityShedder shedder;
     private final LongSupplier pendingCount;
@@ -164,7 +166,10 @@ public final class AdmissionControl implements ApiServer.Admission {
             }
         }
         String[] why = new String[1];
-        Optional<Permit> place = preflight.hold(deadlineEpochMillis, shedder.congested(), cause -> why[0] = cause);
+        // Queueing: judged so by the limit's last window, or this very request waited for the product
+        // (in the server before admission, or for a slot) longer than a core's run queue may hold it.
+        boolean queueing = shedder.congested() || admitted - request.arrivedNanos() > QUEUEING_NANOS;
+        Optional<Permit> place = preflight.hold(deadlineEpochMillis, queueing, cause -> why[0] = cause);
         if (place.isEmpty()) {
             permit.get().close();
             shedder.countShed(priority);

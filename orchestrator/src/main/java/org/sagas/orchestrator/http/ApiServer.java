@@ -233,6 +233,9 @@ public final class ApiServer implements AutoCloseable {
                 if (result.replayed()) {
                     ctx.header("Idempotent-Replayed", "true");
                 }
+                if (result.httpStatus() == 503) {
+                    ctx.header("Retry-After", "1");
+                }
                 ctx.status(result.httpStatus()).contentType(result.httpStatus() >= 400 ? Problems.CONTENT_TYPE
                         : "application/json").result(result.body());
             }

@@ -48,6 +48,11 @@ final class OrderAnswers {
         }
     }
 
+    /** Withdrawn before any work reached a participant: the product is over what it can serve now (503). */
+    static SubmitResult overloaded(String detail) {
+        return problem(503, "overloaded", "Too many requests in flight", detail, null, null, false);
+    }
+
     /** A conflict over an Idempotency-Key (409 in progress, 422 reused with another body). */
     static SubmitResult keyConflict(String detail, int status) {
         return problem(status, "idempotency-key", status == 409 ? "Request in progress" : "Idempotency-Key reused",

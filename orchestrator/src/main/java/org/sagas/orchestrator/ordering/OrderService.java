@@ -1,5 +1,8 @@
 package org.sagas.orchestrator.ordering;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -9,6 +12,7 @@ import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.saga.ConcurrentSagaUpdate;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaInstance;
+import org.sagas.orchestrator.saga.SagaWithdrawn;
 import org.sagas.orchestrator.tracing.LogContext;
 import org.sagas.orchestrator.tracing.Tracing;
 import org.slf4j.Logger;
@@ -39,6 +43,7 @@ public final class OrderService {
     private final Clock clock;
     private final long answerReserveMillis;
     private final Tracing tracing;
+    private final Counter withdrawals;
 
     /**
      * @param answerReserveMillis the end of each request's budget kept for storing its answer (the
@@ -46,13 +51,20 @@ public final class OrderService {
      */
     public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
             long answerReserveMillis) {
-        this(engine, saga, keys, orders, clock, answerReserveMillis, Tracing.off());
+        this(engine, saga, keys, orders, clock, answerReserveMillis, Tracing.off(), new SimpleMeterRegistry());
     }
 
-    /** @param tracing the edge traces each submission with it ({@link #tracing()}) */
+    /**
+     * @param tracing the edge traces each submission with it ({@link #tracing()})
+     * @param registry where {@code saga_submissions_withdrawn_total} is counted
+     */
     public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
-            long answerReserveMillis, Tracing tracing) {
+            long answerReserveMillis, Tracing tracing, MeterRegistry registry) {
         this.tracing = tracing;
+        this.withdrawals = Counter.builder("saga.submissions.withdrawn")
+                .description("Submissions withdrawn, nothing stored, because their reservation could not be sent"
+                        + " for the product's own want of capacity (answered 503)")
+                .register(registry);
         this.engine = engine;
         this.saga = saga;
         this.keys = keys;
@@ -118,7 +130,15 @@ public final class OrderService {
                 if (answer[0] == null && OrderSaga.resolvesSubmission(t)) {
                     answer[0] = OrderSaga.answerFor(t);
                 }
-            });
+            }, h -> keys.release(h, scope, idempotencyKey, orderId));
+        } catch (SagaWithdrawn withdrawn) {
+            // Nothing reached inventory and nothing is kept: our capacity, not inventory's failure
+            // (docs/decisions/0021).
+            withdrawals.increment();
+            log.warn("order {} withdrawn before its reservation was sent, answered 503: {}", orderId,
+                    withdrawn.reason().code());
+            return OrderAnswers.overloaded("the product could not send this order's reservation in time ("
+                    + withdrawn.reason().code() + "); nothing was stored, retry with the same Idempotency-Key");
         } catch (ConcurrentSagaUpdate e) {
             // Another runner took the saga over (this request outlived its lease): it stores the answer.
             log.info("order {} was moved on by another runner; answering from its key", orderId);

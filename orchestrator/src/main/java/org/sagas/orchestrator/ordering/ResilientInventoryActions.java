@@ -63,6 +63,12 @@ public final class ResilientInventoryActions implements InventoryActions {
                         e.reason(), cause(e), e.mayHaveTakenEffect() ? "; releasing what it may have reserved" : "");
                 return e.mayHaveTakenEffect() ? StepResult.abandoned(reason) : StepResult.refused(reason);
             }
+            if (notSent(e) && !stack.failingLately()) {
+                // Our own want of capacity, inventory not known to fail: a fresh submission is withdrawn
+                // (503, nothing stored), a resumed one parks (docs/decisions/0021).
+                log.info("order {}: reservation not sent, the product's own {}", order.orderId(), e.reason());
+                return StepResult.untried(OrderSaga.INVENTORY, reason);
+            }
             reserveFallbacks.increment();
             log.warn("order {} pending confirmation: inventory {} ({})", order.orderId(), e.reason(), cause(e));
             return e.mayHaveTakenEffect() ? StepResult.unknown(OrderSaga.INVENTORY, reason)
@@ -90,6 +96,11 @@ public final class ResilientInventoryActions implements InventoryActions {
             return e.mayHaveTakenEffect() ? StepResult.unknown(OrderSaga.INVENTORY, reason)
                     : StepResult.unavailable(OrderSaga.INVENTORY, reason);
         }
+    }
+
+    private static boolean notSent(DependencyUnavailable e) {
+        return e.reason() == DependencyUnavailable.Reason.BULKHEAD_FULL
+                || e.reason() == DependencyUnavailable.Reason.DEADLINE_TOO_SHORT;
     }
 
     private static String describe(DependencyUnavailable e) {

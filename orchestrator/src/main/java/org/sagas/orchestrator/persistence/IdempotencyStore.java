@@ -80,6 +80,16 @@ public final class IdempotencyStore {
                 .bind("expires", Timestamp.from(now.plus(retention)));
     }
 
+    /**
+     * Gives back {@code key}, claimed in {@code scope} for {@code orderId}, inside the caller's
+     * transaction: the submission was withdrawn, and a retry with the same key is a new request.
+     */
+    public void release(Handle h, KeyScope scope, String key, UUID orderId) {
+        h.createUpdate("DELETE FROM idempotency_keys WHERE client_scope = :scope AND idem_key = :key"
+                        + " AND order_id = :order")
+                .bind("scope", scope.client()).bind("key", key).bind("order", orderId).execute();
+    }
+
     /** The key as {@code scope} sees it: its client's own, else the one it inherits; never another client's. */
     public Optional<Entry> find(KeyScope scope, String key) {
         return jdbi.withHandle(h -> h.createQuery("SELECT idem_key, request_hash, state, response_status,"

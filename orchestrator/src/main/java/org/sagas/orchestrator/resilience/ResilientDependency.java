@@ -133,7 +133,7 @@ public final class ResilientDependency {
      *     chance now: {@code BULKHEAD_FULL} or {@code DEADLINE_TOO_SHORT} in {@code refusal}
      */
     public Optional<Permit> holdPlace(Deadline callDeadline, boolean congested, Consumer<Reason> refusal) {
-        if (breaker.state() != CircuitState.CLOSED || System.nanoTime() - lastFaultNanos < FAULT_MEMORY_NANOS) {
+        if (failingLately()) {
             return Optional.of(new Permit(() -> { }));
         }
         Duration fair = congested ? answers.fairAttempt(config.timeout().attemptTimeout()) : Duration.ZERO;
@@ -163,6 +163,15 @@ public final class ResilientDependency {
             }
             place.permit().close();
         }));
+    }
+
+    /**
+     * Whether the dependency is known to fail: its breaker not closed, or an attempt of its own
+     * failed in the last ten seconds. Otherwise a call not sent ({@code BULKHEAD_FULL}, {@code
+     * DEADLINE_TOO_SHORT}) was the caller's want of capacity, not the dependency's doing.
+     */
+    public boolean failingLately() {
+        return breaker.state() != CircuitState.CLOSED || System.nanoTime() - lastFaultNanos < FAULT_MEMORY_NANOS;
     }
 
     /**

@@ -116,6 +116,21 @@ public final class SagaEngine {
      */
     public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
             BiConsumer<Handle, Transition<D>> inEachTransaction) {
+        return advance(def, instance, deadlineEpochMillis, inEachTransaction, null);
+    }
+
+    /**
+     * As {@link #advance(SagaDefinition, SagaInstance, long, BiConsumer)} for the request that has just
+     * {@linkplain #start started} the instance: if its first step comes back {@linkplain
+     * StepResult.Unavailable#untried untried} (nothing was sent, for the product's own want of
+     * capacity), the instance is deleted with its history, and {@code withdrawal} run, in one
+     * transaction, instead of being parked.
+     *
+     * @param withdrawal what else goes with the instance (its idempotency key); null never withdraws
+     * @throws SagaWithdrawn when it was withdrawn
+     */
+    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
+            BiConsumer<Handle, Transition<D>> inEachTransaction, Consumer<Handle> withdrawal) {
         SagaInstance<D> current = instance;
         while (isRunnable(current)) {
             SagaStep<D> step = def.step(current.stepIndex());
@@ -123,6 +138,17 @@ public final class SagaEngine {
                 break;
             }
             StepResult<D> result = run(sync, current, new StepContext(current.id(), deadlineEpochMillis));
+            if (withdrawal != null && current.version() == 0 && current.status() == SagaStatus.RUNNING
+                    && result instanceof StepResult.Unavailable<D> unavailable && unavailable.untried()) {
+                SagaInstance<D> untried = current;
+                jdbi.useTransaction(h -> {
+                    if (!SagaStore.withdraw(h, untried.id(), untried.version())) {
+                        throw new ConcurrentSagaUpdate(untried.id(), untried.version());
+                    }
+                    withdrawal.accept(h);
+                });
+                throw new SagaWithdrawn(current.id(), unavailable.reason());
+            }
             Transition<D> t = SagaDecisions.afterSyncStep(def, current, result, clock.instant(), timings);
             boolean goesOn = t.runsOn() && def.step(t.after().stepIndex()) instanceof SagaStep.Sync;
             jdbi.useTransaction(h -> {

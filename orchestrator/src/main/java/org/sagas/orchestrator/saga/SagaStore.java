@@ -60,6 +60,19 @@ final class SagaStore {
         OutboxWriter.append(h, outgoing(t, events), s.id().toString());
     }
 
+    /**
+     * Deletes an instance that is still at {@code version} with its history, as if it had never been
+     * started (a submission withdrawn before its first call: it wrote no outbox row).
+     *
+     * @return false when the instance had moved on (or was gone)
+     */
+    static boolean withdraw(Handle h, UUID id, int version) {
+        return h.createQuery("WITH gone AS (DELETE FROM saga_instance WHERE saga_id = :id AND version = :version"
+                        + " RETURNING saga_id), history AS (DELETE FROM saga_history WHERE saga_id IN (SELECT saga_id"
+                        + " FROM gone)) SELECT count(*) FROM gone")
+                .bind("id", id).bind("version", version).mapTo(Long.class).one() == 1;
+    }
+
     /** Writes {@code t} under its version check, with its history row and outbox rows ({@link #insert}). */
     static <D> void update(Handle h, Transition<D> t, List<OutgoingMessage> events) {
         t.before().status().checkMoveTo(t.after().status());

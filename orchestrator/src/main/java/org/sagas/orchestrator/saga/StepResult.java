@@ -9,7 +9,10 @@ package org.sagas.orchestrator.saga;
  *   <li>{@link Refused}: the participant said no (out of stock, declined, a request it refuses for
  *       good); no retry can change it and nothing took effect;</li>
  *   <li>{@link Unavailable}: the participant could not be reached or failed, certainly without
- *       effect: the saga parks and tries again;</li>
+ *       effect: the saga parks and tries again; {@linkplain Unavailable#untried untried} when the
+ *       call was not even sent for the product's own want of capacity, which lets a submission's
+ *       first step withdraw its saga instead ({@link SagaEngine#advance(SagaDefinition, SagaInstance,
+ *       long, java.util.function.BiConsumer, java.util.function.Consumer)});</li>
  *   <li>{@link Unknown}: the call failed but may have taken effect: the saga parks and tries again
  *       under the same key, which settles it either way;</li>
  *   <li>{@link Abandoned}: the step gives up on an outcome it does not know: the step itself is
@@ -26,8 +29,14 @@ public sealed interface StepResult<D> {
     /** The participant answered no: a forward step takes the business path, a compensation is an incident. */
     record Refused<D>(Reason reason) implements StepResult<D> {}
 
-    /** The participant could not be reached, and nothing took effect; the saga parks on {@code dependency}. */
-    record Unavailable<D>(String dependency, Reason reason) implements StepResult<D> {}
+    /**
+     * The participant could not be reached, and nothing took effect; the saga parks on {@code
+     * dependency}.
+     *
+     * @param untried the call was not sent because the product itself lacked the capacity (its own
+     *     bulkhead full, its deadline spent before the call) while the participant was not known to fail
+     */
+    record Unavailable<D>(String dependency, Reason reason, boolean untried) implements StepResult<D> {}
 
     /** The call failed and may have taken effect; the saga parks on {@code dependency} and retries by key. */
     record Unknown<D>(String dependency, Reason reason) implements StepResult<D> {}
@@ -47,7 +56,12 @@ public sealed interface StepResult<D> {
     }
 
     static <D> StepResult<D> unavailable(String dependency, Reason reason) {
-        return new Unavailable<>(dependency, reason);
+        return new Unavailable<>(dependency, reason, false);
+    }
+
+    /** Not sent for the product's own want of capacity ({@link Unavailable#untried}). */
+    static <D> StepResult<D> untried(String dependency, Reason reason) {
+        return new Unavailable<>(dependency, reason, true);
     }
 
     static <D> StepResult<D> unknown(String dependency, Reason reason) {

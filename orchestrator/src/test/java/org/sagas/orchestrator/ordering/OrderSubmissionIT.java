@@ -78,6 +78,39 @@ class OrderSubmissionIT {
     }
 
     @Test
+    void shouldWithdrawASubmissionWhoseReservationCouldNotBeSentAndStoreNothing() {
+        // Given a healthy inventory, and a client whose deadline leaves no time for the call (as when
+        // the product's own queueing ate it)
+        OrdersTestbed bed = bed(true);
+        String customer = "c-withdrawn-" + UUID.randomUUID();
+        OrderRequest request = new OrderRequest(customer, "EUR", java.util.List.of(new OrderLine("SKU-1", 1, 250)));
+        String key = "k-" + UUID.randomUUID();
+
+        // When it is submitted
+        SubmitResult refused = bed.service.submit(OrderService.customerClient(customer), key, request,
+                System.currentTimeMillis() + 2);
+
+        // Then it is answered 503 overloaded, inventory was not called, and nothing is kept: no
+        // order, no history, no idempotency key, no message
+        assertThat(refused.httpStatus()).as(refused.body()).isEqualTo(503);
+        assertThat(OrdersTestbed.body(refused).get("type").asText()).isEqualTo("/problems/overloaded");
+        assertThat(refused.orderId()).isNull();
+        assertThat(bed.inventory.reserveKeys).isEmpty();
+        assertThat(bed.keys.find(OrdersTestbed.scopeOf(customer), key)).isEmpty();
+        long stored = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM saga_instance WHERE"
+                + " data->>'customerId' = :c").bind("c", customer).mapTo(Long.class).one());
+        assertThat(stored).isZero();
+        assertThat(bed.registry.counter("saga.submissions.withdrawn").count()).isEqualTo(1);
+        // And the same key with time to spare is a new order like any other, reserved
+        SubmitResult retried = bed.submit(key, request);
+        assertThat(retried.httpStatus()).as(retried.body()).isEqualTo(202);
+        assertThat(retried.replayed()).isFalse();
+        assertThat(bed.orders.status(retried.orderId())).hasValue(OrderStatus.AWAITING_PAYMENT);
+        assertThat(bed.inventory.reserveKeys).containsExactly(retried.orderId() + ":reserve");
+        assertThat(bed.reasonCodes(retried.orderId())).doesNotContain("inventory_unavailable");
+    }
+
+    @Test
     void shouldAnswerOutOfStockWithItsOwnCode() {
         OrdersTestbed bed = bed(true);
         bed.inventory.reserve = () -> InventoryPort.Reservation.OUT_OF_STOCK;
