@@ -129,6 +129,12 @@ class ClusterAccessIT {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> "CONFIRMED".equals(
                 Json.mapper().readTree(send(HttpRequest.newBuilder(URI.create(cluster.apiUrl() + "/orders/" + orderId))
                         .GET()).body()).path("status").asText()));
+
+        // And no role was refused anything on its way: its ACLs are all it needs
+        for (RoleProcess p : cluster.processes()) {
+            assertThat(Files.readString(p.log())).as(p.log().toString())
+                    .doesNotContain("AuthorizationException").doesNotContain("AuthenticationException");
+        }
     }
 
     private static Map<String, Object> signedIn(KafkaAccess role) {
