@@ -32,7 +32,6 @@ import org.sagas.app.check.ReportOutput;
 import org.sagas.app.check.Target;
 import org.sagas.app.cluster.RoleProcess;
 import org.sagas.orchestrator.Json;
-import org.sagas.orchestrator.messaging.KafkaConnection;
 
 /**
  * {@code ./sagas chaos}: orders against a {@link Cluster} while faults drawn from a seed kill,
@@ -179,8 +178,8 @@ final class Chaos {
             put(cluster.paymentUrl() + "/_faults", "{\"declineRate\":0}");
             out.println("chaos: orders done, every fault undone; checking (settle up to 180 s)");
             Settings s = cluster.infrastructure();
-            Target target = new Target(s.dbUrl(), s.dbUser(), s.dbPassword(),
-                    KafkaConnection.plaintext(s.kafkaBootstrap()), URI.create(cluster.inventoryUrl()),
+            // The cluster's brokers take only signed-in clients: the checker reads as the super user.
+            Target target = new Target(s.dbUrl(), s.dbUser(), s.dbPassword(), s.kafka(), URI.create(cluster.inventoryUrl()),
                     URI.create(cluster.paymentUrl()), cluster.ledgerToken());
             Report report = Checker.run(target, new CheckOptions(Duration.ofSeconds(180),
                     CheckOptions.DEFAULT_OUTBOX_AGE, CheckOptions.DEFAULT_MAX_IDS, Set.of(),

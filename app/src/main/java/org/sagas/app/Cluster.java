@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.sagas.app.cluster.RoleProcess;
 import org.sagas.app.cluster.RoundRobinFront;
 import org.sagas.embedded.FreePorts;
+import org.sagas.embedded.KafkaBroker;
 import org.sagas.embedded.KafkaCluster;
 import org.sagas.orchestrator.messaging.Topics;
 import org.slf4j.Logger;
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * machine — an embedded PostgreSQL, a KRaft cluster of three brokers (every topic replicated
  * three times, two in sync for a write), several processes of each role, each a JVM of its own
  * with its own log, one sandbox, and a round-robin front before the {@code api} processes
- * (docs/operations.md, "A cluster on one machine"). {@link #close()} stops everything it started,
+ * (docs/operations.md, "A cluster on one machine"). Its brokers take only clients that sign in,
+ * each role as its own user with its own ACLs, set up as {@code ./sagas kafka-access} does
+ * (docs/security.md, "Who may write to Kafka"). {@link #close()} stops everything it started,
  * the front and the roles first. Not thread-safe.
  */
 final class Cluster implements AutoCloseable {
@@ -65,6 +68,7 @@ final class Cluster implements AutoCloseable {
     }
 
     private final EmbeddedStack stack;
+    private final ClusterCredentials credentials;
     private final List<RoleProcess> processes = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private RoundRobinFront front;
@@ -76,19 +80,32 @@ final class Cluster implements AutoCloseable {
     private int paymentPort;
     private int adminPort = -1;
 
-    private Cluster(EmbeddedStack stack) {
+    private Cluster(EmbeddedStack stack, ClusterCredentials credentials) {
         this.stack = stack;
+        this.credentials = credentials;
     }
 
     /** Starts the whole of it and prints where everything is. */
     static Cluster start(Settings settings, Shape shape, PrintStream out) {
         EmbeddedStack stack = (settings.dataDir() != null ? new EmbeddedStack(settings.dataDir())
                 : EmbeddedStack.scratch()).withBrokers(shape.brokers());
-        Cluster cluster = new Cluster(stack);
+        ClusterCredentials credentials;
         try {
-            out.println("starting embedded PostgreSQL and " + shape.brokers() + " Kafka brokers in " + stack.dataDir());
+            credentials = ClusterCredentials.ensure(stack.dataDir());
+        } catch (RuntimeException e) {
+            stack.close();
+            throw e;
+        }
+        stack.withKafkaSignIn(credentials.superPassword());
+        Cluster cluster = new Cluster(stack, credentials);
+        try {
+            out.println("starting embedded PostgreSQL and " + shape.brokers() + " Kafka brokers in " + stack.dataDir()
+                    + " (SASL/SCRAM sign-in and ACLs)");
             cluster.infrastructure = stack.start(settings, true, true);
             out.println("schema: " + Node.migrateOnly(cluster.infrastructure) + " migrations applied");
+            out.println("Kafka users and ACLs, as ./sagas kafka-access sets them (passwords in "
+                    + credentials.directory() + "):");
+            KafkaAccess.apply(cluster.infrastructure.kafka(), credentials.directory(), out);
             cluster.checkReplication(shape.brokers(), out);
             cluster.adminToken = AdminTokenFile.ensure(stack.dataDir());
             cluster.ledgerToken = GeneratedSecret.ensure(stack.dataDir().resolve(SandboxSettings.TOKEN_FILE),
@@ -137,6 +154,7 @@ final class Cluster implements AutoCloseable {
         int port = FreePorts.find();
         Map<String, String> own = new LinkedHashMap<>(env);
         own.put("SAGA_HTTP_PORT", Integer.toString(port));
+        own.putAll(credentials.env(KafkaAccess.of(role))); // its own user; the password stays in its file
         RoleProcess p = new RoleProcess(name, role, port, own, logs.resolve(name + ".log"));
         processes.add(p);
         return p;
@@ -166,12 +184,16 @@ final class Cluster implements AutoCloseable {
     /**
      * The settings every process gets: the infrastructure, the participants, the tokens; the
      * schema is migrated once, by this launcher, before any role starts. The launcher's own
-     * {@code SAGA_*} settings are handed on, so a setting applies to the whole cluster.
+     * {@code SAGA_*} settings are handed on, so a setting applies to the whole cluster, except who
+     * signs in to Kafka: each role is its own user.
      */
     private Map<String, String> commonEnv(int inventoryPort, int paymentPort) {
         Map<String, String> env = new LinkedHashMap<>();
+        List<String> notHandedOn = List.of("SAGA_DATA_DIR", "SAGA_HTTP_PORT", Settings.KAFKA_USER.name(),
+                Settings.KAFKA_PASSWORD.name(), Settings.KAFKA_PASSWORD_FILE.name(),
+                Settings.KAFKA_ROLE_CREDENTIALS.name());
         System.getenv().forEach((k, v) -> {
-            if (k.startsWith("SAGA_") && !k.equals("SAGA_DATA_DIR") && !k.equals("SAGA_HTTP_PORT")) {
+            if (k.startsWith("SAGA_") && !notHandedOn.contains(k)) {
                 env.put(k, v);
             }
         });
@@ -192,7 +214,7 @@ final class Cluster implements AutoCloseable {
     /** Every topic of the product has as many replicas as the cluster has brokers, up to three. */
     private void checkReplication(int brokers, PrintStream out) {
         int expected = Math.min(3, brokers);
-        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", infrastructure.kafkaBootstrap()))) {
+        try (Admin admin = Admin.create(infrastructure.kafka().config())) {
             Map<String, TopicDescription> topics = admin.describeTopics(Topics.all()).allTopicNames().get();
             List<String> short_ = topics.values().stream()
                     .filter(t -> t.partitions().stream().anyMatch(p -> p.replicas().size() != expected))
@@ -227,10 +249,14 @@ final class Cluster implements AutoCloseable {
         out.println("  operator API http://127.0.0.1:" + adminPort() + "/admin  (token in "
                 + stack.dataDir().resolve(AdminTokenFile.NAME) + ")");
         out.println("  PostgreSQL   " + infrastructure.dbUrl());
-        out.println("  Kafka        " + infrastructure.kafkaBootstrap());
+        out.println("  Kafka        " + infrastructure.kafkaBootstrap() + "  (sign-in required: SASL/SCRAM-SHA-512,"
+                + " each role as sagas-<role>, ACLs per role)");
+        out.println("  Kafka users  passwords in " + credentials.directory() + "/<role> (mode 600); super user "
+                + KafkaBroker.SUPER_USER + ": " + credentials.superPasswordFile());
         out.println("  check        SAGA_DB_URL=" + infrastructure.dbUrl() + " SAGA_DB_PASSWORD_FILE="
                 + stack.dataDir().resolve("postgres").resolve(EmbeddedStack.PASSWORD_FILE) + " SAGA_KAFKA_BOOTSTRAP="
-                + infrastructure.kafkaBootstrap() + " SAGA_INVENTORY_URL=" + inventoryUrl() + " SAGA_PAYMENT_URL="
+                + infrastructure.kafkaBootstrap() + " SAGA_KAFKA_USER=" + KafkaBroker.SUPER_USER
+                + " SAGA_KAFKA_PASSWORD_FILE=" + credentials.superPasswordFile() + " SAGA_INVENTORY_URL=" + inventoryUrl() + " SAGA_PAYMENT_URL="
                 + paymentUrl() + " SAGA_SANDBOX_LEDGER_TOKEN_FILE=" + stack.dataDir().resolve(SandboxSettings.TOKEN_FILE)
                 + " ./sagas check");
         out.println("Ctrl-C stops everything.");
@@ -284,6 +310,11 @@ final class Cluster implements AutoCloseable {
 
     Path dataDir() {
         return stack.dataDir();
+    }
+
+    /** The Kafka passwords: each role's, and the super user's the launcher, chaos and check sign in with. */
+    ClusterCredentials credentials() {
+        return credentials;
     }
 
     @Override

@@ -30,6 +30,8 @@ final class EmbeddedStack implements AutoCloseable {
     /** With {@link #withBrokers} more than one: the brokers, instead of {@link #broker}. */
     private KafkaCluster cluster;
     private int brokers = 1;
+    /** With {@link #withKafkaSignIn}: the brokers' super user's password; null: PLAINTEXT brokers. */
+    private String kafkaSuperPassword;
     private String postgresPassword;
     private final ScratchDirectory scratch;
     private java.util.Map<String, String> postgresConfig = java.util.Map.of();
@@ -68,6 +70,16 @@ final class EmbeddedStack implements AutoCloseable {
      */
     EmbeddedStack withBrokers(int count) {
         this.brokers = count;
+        return this;
+    }
+
+    /**
+     * Makes the broker or brokers authenticate and authorize every client (before {@link #start}),
+     * as {@link KafkaBroker#secured} does; the settings {@link #start} returns then sign in as their
+     * super user. {@code ./sagas up} leaves its loopback broker open (docs/security.md).
+     */
+    EmbeddedStack withKafkaSignIn(String superUserPassword) {
+        this.kafkaSuperPassword = superUserPassword;
         return this;
     }
 
@@ -133,21 +145,38 @@ final class EmbeddedStack implements AutoCloseable {
                     .resolve("postgres.log"));
         }
         if (kafka) {
+            Map<String, Object> superUser;
             if (brokers > 1) {
-                cluster = KafkaCluster.of(dataDir.resolve("kafka"), brokers).start();
-                bootstrap = cluster.bootstrapServers();
+                cluster = KafkaCluster.of(dataDir.resolve("kafka"), brokers);
+                if (kafkaSuperPassword != null) {
+                    cluster.secured(kafkaSuperPassword);
+                }
+                bootstrap = cluster.start().bootstrapServers();
+                superUser = cluster.superUserConfig();
             } else {
-                broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find()).start();
-                bootstrap = broker.bootstrapServers();
+                broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find());
+                if (kafkaSuperPassword != null) {
+                    broker.secured(kafkaSuperPassword);
+                }
+                bootstrap = broker.start().bootstrapServers();
+                superUser = broker.superUserConfig();
             }
             // Our own broker: its topics follow the product's settings, including those an older
             // version created with the broker's default retention (as long as the inbox's).
-            try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", bootstrap))) {
-                Node.ensureTopics(admin, bootstrap);
-                Node.applyTopicConfigs(admin, bootstrap);
+            Map<String, Object> admin = new java.util.HashMap<>(superUser);
+            admin.put("bootstrap.servers", bootstrap);
+            try (Admin client = Admin.create(admin)) {
+                Node.ensureTopics(client, bootstrap);
+                Node.applyTopicConfigs(client, bootstrap);
             }
         }
-        return settings.withInfrastructure(url, user, password, bootstrap);
+        Settings started = settings.withInfrastructure(url, user, password, bootstrap);
+        if (kafka && kafkaSuperPassword != null) {
+            started = started.with(Settings.KAFKA_USER.name(), KafkaBroker.SUPER_USER)
+                    .with(Settings.KAFKA_PASSWORD.name(), kafkaSuperPassword)
+                    .with(Settings.KAFKA_PASSWORD_FILE.name(), "");
+        }
+        return started;
     }
 
     @Override

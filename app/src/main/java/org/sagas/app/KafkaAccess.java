@@ -26,6 +26,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.adapters.payment.PaymentWorker;
+import org.sagas.orchestrator.messaging.KafkaConnection;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.reconciler.FindingSink;
 import org.sagas.reconciler.ReconcilerStreams;
@@ -175,11 +176,21 @@ enum KafkaAccess {
             throw new ConfigurationError("kafka-access needs SAGA_KAFKA_BOOTSTRAP, a super user in SAGA_KAFKA_USER"
                     + " (and its password) and SAGA_KAFKA_ROLE_CREDENTIALS_DIR");
         }
-        try (Admin admin = Admin.create(settings.kafka().config(Map.of("request.timeout.ms", 10_000,
+        apply(settings.kafka(), Path.of(dir), out);
+        return 0;
+    }
+
+    /**
+     * What {@code ./sagas kafka-access} does, signed in through {@code superUser}: the product's
+     * topics, then for each role its user with the password in {@code credentials/<role>} and its
+     * ACLs. {@code ./sagas cluster} sets its brokers up through here too.
+     */
+    static void apply(KafkaConnection superUser, Path credentials, PrintStream out) {
+        try (Admin admin = Admin.create(superUser.config(Map.of("request.timeout.ms", 10_000,
                 "default.api.timeout.ms", 30_000)))) {
-            Node.ensureTopics(admin, settings.kafkaBootstrap());
+            Node.ensureTopics(admin, superUser.bootstrapServers());
             for (KafkaAccess role : all()) {
-                Path file = Path.of(dir, role.role());
+                Path file = credentials.resolve(role.role());
                 if (!Files.isRegularFile(file)) {
                     throw new ConfigurationError("no password file for role " + role.role() + " at " + file);
                 }
@@ -188,7 +199,6 @@ enum KafkaAccess {
                 out.printf("%-16s user %-22s %d ACLs%n", role.role(), role.user(), acls(role.user(), Set.of(role)).size());
             }
         }
-        return 0;
     }
 
     static Set<KafkaAccess> all() {

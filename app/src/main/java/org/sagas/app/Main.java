@@ -154,7 +154,8 @@ public final class Main {
         out.println("                      SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP when set), sandbox included");
         out.println("  cluster             the product as a cluster on this machine: embedded PostgreSQL, a KRaft");
         out.println("                      cluster of 3 brokers (replication 3, min.insync.replicas 2), each role");
-        out.println("                      in processes of its own behind a round-robin front on --port, a sandbox");
+        out.println("                      in processes of its own behind a round-robin front on --port, a sandbox;");
+        out.println("                      brokers require sign-in (SCRAM, ACLs per role; <data dir>/kafka-credentials)");
         out.println("                      [--each N] (processes of each role, default 2) [--brokers N] [--data-dir DIR]");
         out.println("  chaos               orders against a cluster while faults drawn from a seed kill -9 and pause");
         out.println("                      role processes, kill brokers, crash PostgreSQL, take inventory down, slow");

@@ -234,6 +234,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             Process quit = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).redirectErrorStream(true).start();
             quit.waitFor(10, TimeUnit.SECONDS);
             awaitEnd();
+            // zonky holds a lock on the data directory (epg-lock) until it is closed; left held, the
+            // next start in this JVM fails on it. Its pg_ctl stop finds no server and logs so.
+            postgres.close();
         } catch (IOException e) {
             throw new UncheckedIOException("could not signal PostgreSQL (pid " + pid + ")", e);
         } catch (InterruptedException e) {

@@ -298,10 +298,23 @@ public final class KafkaBroker implements AutoCloseable {
         p.setProperty("num.io.threads", "2");
         p.setProperty("num.network.threads", "2");
         Path file = dataDirectory.resolve("server.properties");
+        if (superPassword != null) {
+            ownerOnly(file); // it holds the super user's password
+        }
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(out, "written by sagas");
         }
         return file;
+    }
+
+    /** Makes {@code file}, empty if new, readable and writable by its owner alone (mode 600). */
+    private static void ownerOnly(Path file) throws IOException {
+        var mode = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+        if (Files.exists(file)) {
+            Files.setPosixFilePermissions(file, mode);
+        } else {
+            Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(mode));
+        }
     }
 
     /**

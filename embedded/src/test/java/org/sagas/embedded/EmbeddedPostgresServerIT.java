@@ -119,6 +119,23 @@ class EmbeddedPostgresServerIT {
         }
     }
 
+    @Test
+    void shouldStartAgainInTheSameJvmAfterACrash() throws Exception {
+        // Given PostgreSQL of this JVM ended as a crash would (chaos's RESTART_POSTGRES)
+        EmbeddedPostgresServer crashed = EmbeddedPostgresServer.start(data, 0);
+        int port = crashed.port();
+        crashed.crash();
+        assertThat(alive(crashed.pid())).isFalse();
+
+        // When this JVM starts it again on the same port and data, it recovers and serves
+        try (EmbeddedPostgresServer server = EmbeddedPostgresServer.start(data, port)) {
+            try (Connection c = DriverManager.getConnection(server.jdbcUrl("postgres"), EmbeddedPostgresServer.USER,
+                    EmbeddedPostgresServer.PASSWORD)) {
+                assertThat(c.isValid(5)).isTrue();
+            }
+        }
+    }
+
     private static long awaitPostmaster(ChildJvm child) {
         await().atMost(STARTED_WITHIN).until(() -> child.printed("postmaster ") != null || !child.process.isAlive());
         assertThat(child.process.isAlive()).as("child output: %s", child.output).isTrue();
