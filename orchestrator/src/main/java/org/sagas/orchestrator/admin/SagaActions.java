@@ -10,6 +10,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.ordering.OrderKeys;
 import org.sagas.orchestrator.ordering.OrderMessages;
+import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderStatus;
 import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.OperatorCommand;
@@ -90,7 +91,8 @@ final class SagaActions {
         ActionResult result;
         if (found.isEmpty()) {
             result = new ActionResult.NotFound(orderId);
-        } else if (!OrderStatus.PAYMENT_UNKNOWN.name().equals(found.get().label())) {
+        } else if (!found.get().type().equals(OrderSaga.TYPE)
+                || OrderStatus.ofLabel(found.get().label()) != OrderStatus.PAYMENT_UNKNOWN) {
             result = alreadyApplied(messageId) ? new ActionResult.AlreadyApplied(SagaState.of(found.get()))
                     : new ActionResult.Refused(SagaState.of(found.get()), "only a PAYMENT_UNKNOWN order takes a"
                             + " payment outcome; this one is " + found.get().label());

@@ -93,7 +93,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         if (ended.status() == SagaStatus.COMPLETED) {
             return List.of(notice(o, "CONFIRMED", "Your order is confirmed."));
         }
-        if (OrderStatus.REJECTED.name().equals(ended.label())) {
+        if (OrderStatus.ofLabel(ended.label()) == OrderStatus.REJECTED) {
             return List.of(notice(o, "REJECTED",
                     "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }

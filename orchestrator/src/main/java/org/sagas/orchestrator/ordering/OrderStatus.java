@@ -19,4 +19,14 @@ public enum OrderStatus {
     public boolean isTerminal() {
         return terminal;
     }
+
+    /**
+     * The status an order saga's label stands for: the orders saga labels every situation with one of
+     * these names ({@link OrderSaga#label}), so the engine's generic text reads back as the type.
+     *
+     * @throws IllegalArgumentException for a label that is no order status (a saga of another type)
+     */
+    public static OrderStatus ofLabel(String label) {
+        return valueOf(label);
+    }
 }

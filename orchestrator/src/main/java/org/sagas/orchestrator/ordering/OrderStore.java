@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.saga.IncidentCause;
 import org.sagas.orchestrator.Json;
 
 /**
@@ -92,7 +93,8 @@ public final class OrderStore {
      * @param incident its saga's incident cause, or null
      * @param chargeQueued its charge command still waits in the outbox (not published yet)
      */
-    public record UnknownPayment(UUID orderId, long quietMillis, int resends, String incident, boolean chargeQueued) {}
+    public record UnknownPayment(UUID orderId, long quietMillis, int resends, IncidentCause incident,
+            boolean chargeQueued) {}
 
     /**
      * Up to {@code limit} orders in {@code PAYMENT_UNKNOWN} with ids after {@code after} (null:
@@ -113,7 +115,7 @@ public final class OrderStore {
                 .bind("after", after == null ? null : after.toString())
                 .bind("limit", limit).bind("charge", OrderMessages.CHARGE_PAYMENT)
                 .map((rs, ctx) -> new UnknownPayment(rs.getObject(1, UUID.class), rs.getLong(2), rs.getInt(3),
-                        rs.getString(4), rs.getBoolean(5)))
+                        rs.getString(4) == null ? null : IncidentCause.valueOf(rs.getString(4)), rs.getBoolean(5)))
                 .list());
     }
 

@@ -115,7 +115,7 @@ public final class PaymentReconciler {
         if (charge.isPresent()) {
             return feed(orderId, key, charge.get()) ? Outcome.SETTLED : Outcome.WAITING;
         }
-        boolean deadLettered = IncidentCause.COMMAND_DEAD_LETTERED.name().equals(order.incident());
+        boolean deadLettered = order.incident() == IncidentCause.COMMAND_DEAD_LETTERED;
         boolean inFlight = order.chargeQueued()
                 || (!deadLettered && order.quietMillis() < resendAfter.toMillis());
         if (inFlight) {
