@@ -151,7 +151,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
                 new ChargePayment(o.orderId(), o.customerId(), o.totalCents(), o.currency(), o.chargeKey()));
     }
 
-    /** Only an operator's cancel undoes the charge step: a declined charge took nothing. */
+    /** Only a cancel (an operator's or the customer's) undoes the charge step: a declined charge took nothing. */
     private static OutgoingMessage refundPayment(UUID sagaId, OrderData o) {
         return new OutgoingMessage(Topics.PAYMENTS_COMMANDS, o.orderId().toString(), OrderMessages.REFUND_PAYMENT,
                 new OrderMessages.RefundPayment(o.orderId(), o.chargeKey(), OrderKeys.refund(o.orderId())));
