@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.ordering.CancelOutcome;
 import org.sagas.orchestrator.ordering.OrderRequest;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStatus;
@@ -131,6 +132,8 @@ public final class ApiServer implements AutoCloseable {
             config.requestLogger.http(new SubmitMetrics(registry));
             config.routes.post("/orders", ServerSpans.traced(orders.tracing(), "POST", "/orders", routes::submit));
             config.routes.get("/orders/{id}", routes::order);
+            config.routes.post("/orders/{id}/cancel", ServerSpans.traced(orders.tracing(), "POST",
+                    "/orders/{id}/cancel", routes::cancel));
             config.routes.get("/orders", routes::list);
             config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
             config.routes.get("/health/ready", routes::ready);
@@ -266,12 +269,7 @@ public final class ApiServer implements AutoCloseable {
         }
 
         void order(Context ctx) {
-            UUID id;
-            try {
-                id = UUID.fromString(ctx.pathParam("id"));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidRequest("id", "must be an order id (UUID)");
-            }
+            UUID id = orderId(ctx);
             Optional<ApiKeys.Client> client = access.authenticate(ctx);
             var view = store.find(id);
             // Another customer's order is answered as unknown: a 403 would confirm that the id exists.
@@ -280,6 +278,58 @@ public final class ApiServer implements AutoCloseable {
                 return;
             }
             ctx.contentType("application/json").result(Json.write(view.get()));
+        }
+
+        private static UUID orderId(Context ctx) {
+            try {
+                return UUID.fromString(ctx.pathParam("id"));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidRequest("id", "must be an order id (UUID)");
+            }
+        }
+
+        /**
+         * {@code POST /orders/{id}/cancel}: who is asking (401), the id and headers (400), then the
+         * cancel, seen as {@code GET /orders/{id}} sees orders (another customer's is 404). The answer
+         * is chosen by the outcome's type alone (docs/design.md, "Cancelling an order").
+         */
+        void cancel(Context ctx) {
+            Optional<ApiKeys.Client> client = access.authenticate(ctx);
+            UUID id = orderId(ctx);
+            String key = idempotencyKey(ctx.header("Idempotency-Key"));
+            // The release run at once gets the API's request budget; a parked one finishes later.
+            long deadline = clock.millis() + budget.defaultMillis();
+            OrderService.Caller caller = new OrderService.Caller(client.map(ApiKeys.Client::name).orElse(null),
+                    client.map(ApiKeys.Client::customers).orElse(null));
+            CancelOutcome outcome = orders.cancel(caller, key, id, deadline);
+            if (outcome instanceof CancelOutcome.Undoing undoing) {
+                accepted(ctx, 202, id, undoing.status(), undoing.replayed());
+            } else if (outcome instanceof CancelOutcome.Ended ended) {
+                accepted(ctx, 200, id, ended.status(), ended.replayed());
+            } else if (outcome instanceof CancelOutcome.Confirmed) {
+                Problems.send(ctx, 409, "order-confirmed", "Order already confirmed",
+                        "the order is CONFIRMED: it can no longer be cancelled", Map.of("orderId", id));
+            } else if (outcome instanceof CancelOutcome.NotFound) {
+                Problems.send(ctx, 404, "not-found", "Order not found", "no order " + id, Map.of());
+            } else if (outcome instanceof CancelOutcome.KeyReused) {
+                Problems.send(ctx, 422, "idempotency-key", "Idempotency-Key reused",
+                        "Idempotency-Key was used for another request", Map.of());
+            } else if (outcome instanceof CancelOutcome.Contended contended) {
+                ctx.header("Retry-After", "1");
+                Problems.send(ctx, 503, "order-busy", "Order busy", "the order kept moving while it was being"
+                        + " cancelled (it is " + contended.status() + "); nothing was changed, ask again",
+                        Map.of("orderId", id));
+            }
+        }
+
+        private static void accepted(Context ctx, int status, UUID id, OrderStatus now, boolean replayed) {
+            if (replayed) {
+                ctx.header("Idempotent-Replayed", "true");
+            }
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("orderId", id);
+            body.put("status", now.name());
+            ctx.status(status).contentType("application/json").result(Json.write(body));
         }
 
         void list(Context ctx) {
