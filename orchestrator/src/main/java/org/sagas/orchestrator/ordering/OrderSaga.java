@@ -97,6 +97,9 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             return List.of(notice(o, "REJECTED",
                     "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }
+        if (OrderReason.of(reason).orElse(null) == OrderReason.CANCELLED_BY_CUSTOMER) {
+            return List.of(notice(o, "CANCELLED", "Your order is cancelled, as you asked. Nothing was charged."));
+        }
         return List.of(notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
                 + "). Nothing was charged."));
     }
