@@ -111,27 +111,35 @@ class OrderCancelIT {
         for (int i = 0; i < 12; i++) {
             ids.add(bed.submit("k-" + UUID.randomUUID(), OrdersTestbed.request("SKU-C3", 1)).orderId());
         }
+        int cancelWon = 0;
+        int replyWon = 0;
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            for (UUID id : ids) {
-                // When the capture and the customer's cancel arrive at the same moment
+            for (int i = 0; i < ids.size(); i++) {
+                UUID id = ids.get(i);
+                // When the capture and the customer's cancel arrive together: at the same moment for a
+                // third of the orders, one of them a few milliseconds ahead for the others (so each wins)
+                long replyLag = i % 3 == 0 ? 50 : 0;
+                long cancelLag = i % 3 == 1 ? 50 : 0;
                 CyclicBarrier together = new CyclicBarrier(2);
                 CompletableFuture<SagaEngine.ReplyOutcome> reply = CompletableFuture.supplyAsync(() -> {
-                    await(together);
+                    await(together, replyLag);
                     return bed.engine.handleReplies(List.of(new SagaEngine.Reply(captured(id), id))).get(0);
                 }, pool);
                 CompletableFuture<CancelOutcome> cancel = CompletableFuture.supplyAsync(() -> {
-                    await(together);
+                    await(together, cancelLag);
                     return cancel(bed, OPEN, "cancel-" + id, id);
                 }, pool);
 
                 // Then exactly one of them moved the order, and the cancel's answer says which
                 CancelOutcome answer = cancel.get();
                 if (reply.get() == SagaEngine.ReplyOutcome.APPLIED) {
+                    replyWon++;
                     assertThat(answer).as("order %s", id).isEqualTo(new CancelOutcome.Confirmed(id));
                     assertThat(bed.orders.status(id)).hasValue(OrderStatus.CONFIRMED);
                     assertThat(bed.outboxTypes(id)).doesNotContain("RefundPayment");
                 } else {
+                    cancelWon++;
                     assertThat(reply.get()).isEqualTo(SagaEngine.ReplyOutcome.NOT_AWAITED);
                     assertThat(answer).as("order %s", id).isEqualTo(new CancelOutcome.Ended(id, OrderStatus.CANCELLED,
                             false));
@@ -142,6 +150,9 @@ class OrderCancelIT {
         } finally {
             pool.shutdownNow();
         }
+        // And both sides won some, a confirmed order alone holding its stock
+        assertThat(cancelWon).as("cancels that won").isPositive();
+        assertThat(replyWon).as("replies that won").isPositive();
         assertThat(bed.inventory.held.keySet()).allSatisfy(k -> assertThat(bed.orders.status(
                 UUID.fromString(k.substring(0, 36)))).hasValue(OrderStatus.CONFIRMED));
     }
@@ -156,9 +167,13 @@ class OrderCancelIT {
                         OrderKeys.charge(id)));
     }
 
-    private static void await(CyclicBarrier barrier) {
+    /** Waits for the other side, then {@code lagMillis} more (a head start for the other side). */
+    private static void await(CyclicBarrier barrier, long lagMillis) {
         try {
             barrier.await();
+            if (lagMillis > 0) {
+                Thread.sleep(lagMillis); // a head start for the other side, not a wait for it
+            }
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
