@@ -62,8 +62,36 @@ public final class ApiServer implements AutoCloseable {
             return OptionalInt.empty();
         }
 
+        /**
+         * Whether {@code request} may proceed now: a ticket to release when it ends, or the refusal to
+         * answer (nothing done). Every channel that takes orders asks this: the API, and the
+         * {@code orders.commands} consumer.
+         */
+        Decision decide(Request request);
+
         /** A ticket to release when the request ends, or null when refused (the answer is written). */
-        Ticket admit(Context ctx, Request request);
+        default Ticket admit(Context ctx, Request request) {
+            Decision decision = decide(request);
+            if (decision instanceof Refused refused) {
+                ctx.header("Retry-After", Integer.toString(refused.retryAfterSeconds()));
+                Problems.send(ctx, refused.status(), refused.type(), refused.title(), refused.detail(), Map.of());
+                return null;
+            }
+            return ((Admitted) decision).ticket();
+        }
+
+        /** What admission decided: admitted with a ticket, or refused with the problem to answer. */
+        sealed interface Decision permits Admitted, Refused {}
+
+        /** Admitted: release {@code ticket} when the request ends. */
+        record Admitted(Ticket ticket) implements Decision {}
+
+        /**
+         * Refused before any work, nothing stored: {@code type} is the problem's slug (e.g.
+         * {@code overloaded}), {@code status} its HTTP status, {@code retryAfterSeconds} when to try again.
+         */
+        record Refused(int status, String type, String title, String detail, int retryAfterSeconds)
+                implements Decision {}
 
         /** An admitted request's slot, released exactly once. */
         interface Ticket extends AutoCloseable {
@@ -71,7 +99,7 @@ public final class ApiServer implements AutoCloseable {
             void close();
         }
 
-        Admission ALWAYS = (ctx, request) -> () -> {};
+        Admission ALWAYS = request -> new Admitted(() -> {});
     }
 
     private final Javalin app;
