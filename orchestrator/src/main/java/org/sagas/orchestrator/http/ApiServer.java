@@ -274,7 +274,8 @@ public final class ApiServer implements AutoCloseable {
             return arrived instanceof Long nanos ? nanos : System.nanoTime();
         }
 
-        private static String idempotencyKey(String key) {
+        /** The Idempotency-Key's rules, on every channel that takes one (orders.commands too). */
+        static String idempotencyKey(String key) {
             if (key == null || key.isBlank()) {
                 throw new InvalidRequest("Idempotency-Key", "header is required");
             }
@@ -334,19 +335,13 @@ public final class ApiServer implements AutoCloseable {
                 accepted(ctx, 202, id, undoing.status(), undoing.replayed());
             } else if (outcome instanceof CancelOutcome.Ended ended) {
                 accepted(ctx, 200, id, ended.status(), ended.replayed());
-            } else if (outcome instanceof CancelOutcome.Confirmed) {
-                Problems.send(ctx, 409, "order-confirmed", "Order already confirmed",
-                        "the order is CONFIRMED: it can no longer be cancelled", Map.of("orderId", id));
-            } else if (outcome instanceof CancelOutcome.NotFound) {
-                Problems.send(ctx, 404, "not-found", "Order not found", "no order " + id, Map.of());
-            } else if (outcome instanceof CancelOutcome.KeyReused) {
-                Problems.send(ctx, 422, "idempotency-key", "Idempotency-Key reused",
-                        "Idempotency-Key was used for another request", Map.of());
-            } else if (outcome instanceof CancelOutcome.Contended contended) {
-                ctx.header("Retry-After", "1");
-                Problems.send(ctx, 503, "order-busy", "Order busy", "the order kept moving while it was being"
-                        + " cancelled (it is " + contended.status() + "); nothing was changed, ask again",
-                        Map.of("orderId", id));
+            } else {
+                CancelRefusals.Problem problem = CancelRefusals.of(outcome);
+                if (problem.retryAfterSeconds() > 0) {
+                    ctx.header("Retry-After", Integer.toString(problem.retryAfterSeconds()));
+                }
+                Problems.send(ctx, problem.status(), problem.type(), problem.title(), problem.detail(),
+                        problem.namesOrder() ? Map.of("orderId", id) : Map.of());
             }
         }
 
