@@ -24,6 +24,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.sagas.adapters.messaging.OrderCommandConsumer;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.adapters.payment.PaymentWorker;
 import org.sagas.orchestrator.messaging.KafkaConnection;
@@ -38,13 +39,16 @@ import org.sagas.reconciler.RepairWorker;
  * relay from the outbox, so only the relay writes the command and reply topics; the payment
  * worker's replies reach Kafka that way. Consumers read their topic and write its dead-letter twin.
  * The operator API (in the {@code api} role) reads dead letters and may redrive them, except
- * payment replies: nobody but the relay writes {@code payments.events}.
+ * payment replies: nobody but the relay writes {@code payments.events}. The api role also consumes
+ * {@code orders.commands}, which no role writes: shops do, under ACLs of their own (docs/security.md).
  */
 enum KafkaAccess {
     API("api") {
         @Override
         List<AclBinding> grants(String principal) {
-            List<AclBinding> acl = new ArrayList<>();
+            // Orders placed through Kafka are consumed by the api role (docs/events.md).
+            List<AclBinding> acl = new ArrayList<>(consumer(principal, Topics.ORDERS_COMMANDS,
+                    OrderCommandConsumer.CONSUMER));
             for (String topic : Topics.all()) {
                 if (Topics.isDeadLetter(topic)) {
                     acl.add(topic(principal, topic, AclOperation.READ));

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
+import org.sagas.adapters.messaging.OrderCommandConsumer;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
@@ -17,6 +18,7 @@ import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.app.warmup.WarmUp;
 import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.http.AdmissionControl;
+import org.sagas.orchestrator.http.OrderCommands;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.http.ApiServer;
@@ -295,6 +297,11 @@ final class Product implements AutoCloseable {
                             Math.max(s.requestBudgetMillis(), o.get(OrchestratorSettings.MAX_BUDGET))), this::componentRoutes,
                     protection.limits(), access, protection.quotas());
             components.start(Component.of("api", api));
+            // Orders through Kafka take the API's path: validation, keys, admission, the saga (docs/events.md).
+            OrderCommands commands = new OrderCommands(orders, admission, node.clock, s.requestBudgetMillis());
+            components.start(Component.of("order-commands", new OrderCommandConsumer(commands, node.jdbi,
+                    node.relayWakeUp(), new OrderCommandConsumer.Config(s.kafka(), s.consumerThreads(),
+                            o.get(OrchestratorSettings.CONSUMER_RETRY), node.registry)).start()));
             // Ready only once the order path is warm (ADR 0016); its HTTP server is touched too.
             warmUp.aimedAt(URI.create("http://" + loopbackFor(s.host()) + ":" + api.port()));
             components.start(Component.of("warm-up", warmUp.start()));

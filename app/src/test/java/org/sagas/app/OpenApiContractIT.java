@@ -105,8 +105,11 @@ class OpenApiContractIT extends GameDayLifecycle {
         assertThat(submit(Submissions.key(), TestProduct.order("c-contract", none, 1, 5)).statusCode()).isEqualTo(422);
         product.inventoryFaults(GameDay.INVENTORY_DOWN);
         HttpResponse<String> pending = submit(Submissions.key(), body);
+        // Cancelled while inventory cannot release its stock: under way
+        HttpResponse<String> undoing = cancel(TestProduct.orderId(pending).toString(), Submissions.key());
         product.healthy();
         assertThat(pending.body()).contains("PENDING_CONFIRMATION");
+        assertThat(undoing.statusCode()).as(undoing.body()).isEqualTo(202);
         // A request still in progress under its key (claimed by a request that has not answered)
         String inFlight = Submissions.key();
         claimInFlight(inFlight, body);
@@ -131,6 +134,17 @@ class OpenApiContractIT extends GameDayLifecycle {
         assertThat(get(PUBLIC, "/orders", product.api("/orders?status=CONFIRMED&limit=2")).statusCode())
                 .isEqualTo(200);
         assertThat(get(PUBLIC, "/orders", product.api("/orders?status=SHIPPED")).statusCode()).isEqualTo(400);
+        // Cancelling: too late for a confirmed order; an order awaiting payment ends at once, replayed;
+        // an unknown order, a key used for another request, no key, not an id
+        assertThat(cancel(id.toString(), Submissions.key()).statusCode()).isEqualTo(409);
+        UUID waiting = TestProduct.orderId(submit(Submissions.key(), body));
+        String cancelKey = Submissions.key();
+        assertThat(cancel(waiting.toString(), cancelKey).statusCode()).isEqualTo(200);
+        assertThat(cancel(waiting.toString(), cancelKey).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(cancel(UUID.randomUUID().toString(), Submissions.key()).statusCode()).isEqualTo(404);
+        assertThat(cancel(waiting.toString(), key).statusCode()).isEqualTo(422);
+        assertThat(cancel(waiting.toString(), null).statusCode()).isEqualTo(400);
+        assertThat(cancel("not-an-id", Submissions.key()).statusCode()).isEqualTo(400);
         assertThat(get(PUBLIC, "/orders", product.api("/orders?limit=0")).statusCode()).isEqualTo(400);
         for (String path : new String[] {"/health/live", "/health/ready", "/health/components", "/metrics"}) {
             get(PUBLIC, path, product.api(path));
@@ -154,6 +168,7 @@ class OpenApiContractIT extends GameDayLifecycle {
         assertThat(get(PUBLIC, "/orders", product.api("/orders")).statusCode()).isEqualTo(401);
         assertThat(get(PUBLIC, "/orders/{id}", product.api("/orders/" + UUID.randomUUID())).statusCode())
                 .isEqualTo(401);
+        assertThat(cancel(UUID.randomUUID().toString(), Submissions.key()).statusCode()).isEqualTo(401);
         assertThat(submit(Submissions.key(), TestProduct.order("c-contract-b", sku, 1, 5), "Authorization",
                 "Bearer " + KEY_A).statusCode()).isEqualTo(403);
         // Over the client's rate
@@ -431,6 +446,21 @@ class OpenApiContractIT extends GameDayLifecycle {
         HttpResponse<String> r = product.submit(key, body, headers);
         PUBLIC.check("POST", "/orders", body, r);
         return r;
+    }
+
+    /** {@code POST /orders/{id}/cancel} under {@code key} (null: none), checked against the public document. */
+    private static HttpResponse<String> cancel(String id, String key, String... headers) {
+        String[] all = key == null ? headers : withHeader(headers, "Idempotency-Key", key);
+        HttpResponse<String> r = send("POST", product.api("/orders/" + id + "/cancel"), null, all);
+        PUBLIC.check("POST", "/orders/{id}/cancel", r);
+        return r;
+    }
+
+    private static String[] withHeader(String[] headers, String name, String value) {
+        String[] all = java.util.Arrays.copyOf(headers, headers.length + 2);
+        all[headers.length] = name;
+        all[headers.length + 1] = value;
+        return all;
     }
 
     private static HttpResponse<String> get(OpenApiContract contract, String template, URI uri) {

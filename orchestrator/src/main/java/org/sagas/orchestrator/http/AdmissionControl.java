@@ -1,6 +1,5 @@
 package org.sagas.orchestrator.http;
 
-import io.javalin.http.Context;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,7 +7,6 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.time.Clock;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -122,14 +120,13 @@ public final class AdmissionControl implements ApiServer.Admission {
     }
 
     @Override
-    public Ticket admit(Context ctx, Request request) {
+    public Decision decide(Request request) {
         Priority priority = request.priority();
         long deadlineEpochMillis = request.deadlineEpochMillis();
         long remainingNanos = (deadlineEpochMillis - clock.millis()) * 1_000_000L;
         if (remainingNanos <= 0) {
             shedder.countShed(priority);
-            refuse(ctx, Refusal.DEADLINE_PASSED, "Deadline passed", "the request's X-Deadline has already passed", 1);
-            return null;
+            return refuse(Refusal.DEADLINE_PASSED, "Deadline passed", "the request's deadline has already passed", 1);
         }
         // Wait only as long as leaves the request the time an admitted one usually takes.
         long waitNanos = Math.max(0, Math.min(queueMaxNanos, remainingNanos - (long) serviceNanos));
@@ -138,18 +135,16 @@ public final class AdmissionControl implements ApiServer.Admission {
         long admitted = System.nanoTime();
         queued.record(admitted - arrived, TimeUnit.NANOSECONDS);
         if (permit.isEmpty()) {
-            refuse(ctx, Refusal.OVERLOADED, "Too many requests in flight", priority.tagValue()
+            return refuse(Refusal.OVERLOADED, "Too many requests in flight", priority.tagValue()
                     + " priority requests are over the in-flight limit the product can serve at speed ("
                     + shedder.limit(priority) + ")", retryAfterSeconds());
-            return null;
         }
         long pending = pendingCount.getAsLong();
         if (pending >= pendingCap) {
             permit.get().close();
             log.warn("order refused: {} orders pending confirmation, cap {}", pending, pendingCap);
-            refuse(ctx, Refusal.PENDING_CAP, "Too many orders pending confirmation",
+            return refuse(Refusal.PENDING_CAP, "Too many orders pending confirmation",
                     "inventory is unavailable and the pending-confirmation cap (" + pendingCap + ") is reached", 5);
-            return null;
         }
         long clientCap = request.pendingCap().isPresent() ? request.pendingCap().getAsInt() : clientPendingCap;
         if (clientCap < pendingCap && parkedCount.getAsLong() > 0) {
@@ -158,11 +153,9 @@ public final class AdmissionControl implements ApiServer.Admission {
                 permit.get().close();
                 log.warn("order refused: client {} has {} orders pending confirmation, its cap is {}", request.client(),
                         mine, clientCap);
-                ctx.header("Retry-After", "5");
-                Problems.send(ctx, 429, "client-pending-cap", "Too many of your orders pending confirmation",
+                return new Refused(429, "client-pending-cap", "Too many of your orders pending confirmation",
                         "inventory is unavailable and this client already has " + mine
-                                + " orders pending confirmation (cap " + clientCap + ")", Map.of());
-                return null;
+                                + " orders pending confirmation (cap " + clientCap + ")", 5);
             }
         }
         String[] why = new String[1];
@@ -174,16 +167,15 @@ public final class AdmissionControl implements ApiServer.Admission {
             permit.get().close();
             shedder.countShed(priority);
             log.warn("order refused as overloaded before any work: {}", why[0]);
-            refuse(ctx, Refusal.OVERLOADED, "Too many requests in flight", "the product cannot give this order a fair"
-                    + " call to inventory now (" + why[0] + "); nothing was stored", retryAfterSeconds());
-            return null;
+            return refuse(Refusal.OVERLOADED, "Too many requests in flight", "the product cannot give this order a"
+                    + " fair call to inventory now (" + why[0] + "); nothing was stored", retryAfterSeconds());
         }
         Permit held = permit.get();
         Permit placed = place.get();
         int using = shedder.usingProduct();
         long remoteBefore = RemoteTime.spentNanos();
         RemoteTime.Watch watched = RemoteTime.watch(shedder);
-        return () -> {
+        return new Admitted(() -> {
             long end = System.nanoTime();
             watched.close();
             placed.close();
@@ -196,7 +188,7 @@ public final class AdmissionControl implements ApiServer.Admission {
             // for a slot, which the limit itself causes (ADR 0021).
             long total = served + Math.max(0, arrived - request.arrivedNanos());
             shedder.sample(total - (RemoteTime.spentNanos() - remoteBefore), using, end);
-        };
+        });
     }
 
 
@@ -227,10 +219,9 @@ public final class AdmissionControl implements ApiServer.Admission {
         return (int) Math.max(1, Math.min(30, Math.ceil(drainNanos / 1e9)));
     }
 
-    private void refuse(Context ctx, Refusal reason, String title, String detail, int retryAfterSeconds) {
+    private Refused refuse(Refusal reason, String title, String detail, int retryAfterSeconds) {
         refused[reason.ordinal()].increment();
-        ctx.header("Retry-After", Integer.toString(retryAfterSeconds));
-        Problems.send(ctx, 503, reason.type, title, detail, Map.of());
+        return new Refused(503, reason.type, title, detail, retryAfterSeconds);
     }
 
     /** Why admission refused, and the problem type the client reads. */

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.sagas.orchestrator.Json;
+import org.sagas.orchestrator.ordering.CancelOutcome;
 import org.sagas.orchestrator.ordering.OrderRequest;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStatus;
@@ -61,8 +62,36 @@ public final class ApiServer implements AutoCloseable {
             return OptionalInt.empty();
         }
 
+        /**
+         * Whether {@code request} may proceed now: a ticket to release when it ends, or the refusal to
+         * answer (nothing done). Every channel that takes orders asks this: the API, and the
+         * {@code orders.commands} consumer.
+         */
+        Decision decide(Request request);
+
         /** A ticket to release when the request ends, or null when refused (the answer is written). */
-        Ticket admit(Context ctx, Request request);
+        default Ticket admit(Context ctx, Request request) {
+            Decision decision = decide(request);
+            if (decision instanceof Refused refused) {
+                ctx.header("Retry-After", Integer.toString(refused.retryAfterSeconds()));
+                Problems.send(ctx, refused.status(), refused.type(), refused.title(), refused.detail(), Map.of());
+                return null;
+            }
+            return ((Admitted) decision).ticket();
+        }
+
+        /** What admission decided: admitted with a ticket, or refused with the problem to answer. */
+        sealed interface Decision permits Admitted, Refused {}
+
+        /** Admitted: release {@code ticket} when the request ends. */
+        record Admitted(Ticket ticket) implements Decision {}
+
+        /**
+         * Refused before any work, nothing stored: {@code type} is the problem's slug (e.g.
+         * {@code overloaded}), {@code status} its HTTP status, {@code retryAfterSeconds} when to try again.
+         */
+        record Refused(int status, String type, String title, String detail, int retryAfterSeconds)
+                implements Decision {}
 
         /** An admitted request's slot, released exactly once. */
         interface Ticket extends AutoCloseable {
@@ -70,7 +99,7 @@ public final class ApiServer implements AutoCloseable {
             void close();
         }
 
-        Admission ALWAYS = (ctx, request) -> () -> {};
+        Admission ALWAYS = request -> new Admitted(() -> {});
     }
 
     private final Javalin app;
@@ -131,6 +160,8 @@ public final class ApiServer implements AutoCloseable {
             config.requestLogger.http(new SubmitMetrics(registry));
             config.routes.post("/orders", ServerSpans.traced(orders.tracing(), "POST", "/orders", routes::submit));
             config.routes.get("/orders/{id}", routes::order);
+            config.routes.post("/orders/{id}/cancel", ServerSpans.traced(orders.tracing(), "POST",
+                    "/orders/{id}/cancel", routes::cancel));
             config.routes.get("/orders", routes::list);
             config.routes.get("/health/live", ctx -> ctx.json(Map.of("status", "UP")));
             config.routes.get("/health/ready", routes::ready);
@@ -246,7 +277,8 @@ public final class ApiServer implements AutoCloseable {
             return arrived instanceof Long nanos ? nanos : System.nanoTime();
         }
 
-        private static String idempotencyKey(String key) {
+        /** The Idempotency-Key's rules, on every channel that takes one (orders.commands too). */
+        static String idempotencyKey(String key) {
             if (key == null || key.isBlank()) {
                 throw new InvalidRequest("Idempotency-Key", "header is required");
             }
@@ -269,12 +301,7 @@ public final class ApiServer implements AutoCloseable {
         }
 
         void order(Context ctx) {
-            UUID id;
-            try {
-                id = UUID.fromString(ctx.pathParam("id"));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidRequest("id", "must be an order id (UUID)");
-            }
+            UUID id = orderId(ctx);
             Optional<ApiKeys.Client> client = access.authenticate(ctx);
             var view = store.find(id);
             // Another customer's order is answered as unknown: a 403 would confirm that the id exists.
@@ -283,6 +310,52 @@ public final class ApiServer implements AutoCloseable {
                 return;
             }
             ctx.contentType("application/json").result(Json.write(view.get()));
+        }
+
+        private static UUID orderId(Context ctx) {
+            try {
+                return UUID.fromString(ctx.pathParam("id"));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidRequest("id", "must be an order id (UUID)");
+            }
+        }
+
+        /**
+         * {@code POST /orders/{id}/cancel}: who is asking (401), the id and headers (400), then the
+         * cancel, seen as {@code GET /orders/{id}} sees orders (another customer's is 404). The answer
+         * is chosen by the outcome's type alone (docs/design.md, "Cancelling an order").
+         */
+        void cancel(Context ctx) {
+            Optional<ApiKeys.Client> client = access.authenticate(ctx);
+            UUID id = orderId(ctx);
+            String key = idempotencyKey(ctx.header("Idempotency-Key"));
+            // The release run at once gets the API's request budget; a parked one finishes later.
+            long deadline = clock.millis() + budget.defaultMillis();
+            OrderService.Caller caller = new OrderService.Caller(client.map(ApiKeys.Client::name).orElse(null),
+                    client.map(ApiKeys.Client::customers).orElse(null));
+            CancelOutcome outcome = orders.cancel(caller, key, id, deadline);
+            if (outcome instanceof CancelOutcome.Undoing undoing) {
+                accepted(ctx, 202, id, undoing.status(), undoing.replayed());
+            } else if (outcome instanceof CancelOutcome.Ended ended) {
+                accepted(ctx, 200, id, ended.status(), ended.replayed());
+            } else {
+                CancelRefusals.Problem problem = CancelRefusals.of(outcome);
+                if (problem.retryAfterSeconds() > 0) {
+                    ctx.header("Retry-After", Integer.toString(problem.retryAfterSeconds()));
+                }
+                Problems.send(ctx, problem.status(), problem.type(), problem.title(), problem.detail(),
+                        problem.namesOrder() ? Map.of("orderId", id) : Map.of());
+            }
+        }
+
+        private static void accepted(Context ctx, int status, UUID id, OrderStatus now, boolean replayed) {
+            if (replayed) {
+                ctx.header("Idempotent-Replayed", "true");
+            }
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("orderId", id);
+            body.put("status", now.name());
+            ctx.status(status).contentType("application/json").result(Json.write(body));
         }
 
         void list(Context ctx) {

@@ -1,6 +1,5 @@
 package org.sagas.orchestrator.http;
 
-import io.javalin.http.Context;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -63,8 +62,8 @@ public final class ForegroundFirst {
     public ApiServer.Admission around(ApiServer.Admission admission) {
         return new ApiServer.Admission() {
             @Override
-            public Ticket admit(Context ctx, Request request) {
-                return counted(admission, ctx, request);
+            public Decision decide(Request request) {
+                return counted(admission, request);
             }
 
             @Override
@@ -74,14 +73,14 @@ public final class ForegroundFirst {
         };
     }
 
-    private ApiServer.Admission.Ticket counted(ApiServer.Admission admission, Context ctx,
-            ApiServer.Admission.Request request) {
-        ApiServer.Admission.Ticket ticket = admission.admit(ctx, request);
-        if (ticket == null) {
-            return null;
+    private ApiServer.Admission.Decision counted(ApiServer.Admission admission, ApiServer.Admission.Request request) {
+        ApiServer.Admission.Decision decision = admission.decide(request);
+        if (!(decision instanceof ApiServer.Admission.Admitted admitted)) {
+            return decision;
         }
+        ApiServer.Admission.Ticket ticket = admitted.ticket();
         inFlight.incrementAndGet();
-        return () -> {
+        return new ApiServer.Admission.Admitted(() -> {
             try {
                 ticket.close();
             } finally {
@@ -91,7 +90,7 @@ public final class ForegroundFirst {
                     }
                 }
             }
-        };
+        });
     }
 
     /**

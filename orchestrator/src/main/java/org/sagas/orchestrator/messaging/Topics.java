@@ -5,6 +5,8 @@ import java.util.List;
 /** The Kafka topics of the product (key = order id everywhere) and their dead-letter twins. */
 public final class Topics {
     public static final String ORDERS_EVENTS = "orders.events";
+    /** Orders placed and cancelled by clients through Kafka; key = the client's order reference (docs/events.md). */
+    public static final String ORDERS_COMMANDS = "orders.commands";
     public static final String PAYMENTS_COMMANDS = "payments.commands";
     public static final String PAYMENTS_EVENTS = "payments.events";
     public static final String NOTIFICATIONS = "notifications";
@@ -48,8 +50,9 @@ public final class Topics {
 
     /** Every topic the product uses, dead-letter topics included. */
     public static List<String> all() {
-        return List.of(ORDERS_EVENTS, PAYMENTS_COMMANDS, PAYMENTS_EVENTS, NOTIFICATIONS,
-                deadLetter(ORDERS_EVENTS), deadLetter(PAYMENTS_COMMANDS), deadLetter(PAYMENTS_EVENTS),
+        return List.of(ORDERS_EVENTS, ORDERS_COMMANDS, PAYMENTS_COMMANDS, PAYMENTS_EVENTS, NOTIFICATIONS,
+                deadLetter(ORDERS_EVENTS), deadLetter(ORDERS_COMMANDS), deadLetter(PAYMENTS_COMMANDS),
+                deadLetter(PAYMENTS_EVENTS),
                 deadLetter(NOTIFICATIONS), LEDGER_CHARGES, LEDGER_RESERVATIONS, RECONCILIATION_FINDINGS,
                 RECONCILIATION_REPAIRS, deadLetter(RECONCILIATION_FINDINGS), deadLetter(RECONCILIATION_REPAIRS));
     }

@@ -21,7 +21,9 @@ public enum OrderReason {
     /** The payment provider refused the charge request for good (nothing was charged). */
     PAYMENT_REFUSED("payment_refused"),
     /** The order waited for inventory longer than its time to live. */
-    EXPIRED(Reason.EXPIRED);
+    EXPIRED(Reason.EXPIRED),
+    /** The customer cancelled the order before it was confirmed ({@code POST /orders/{id}/cancel}). */
+    CANCELLED_BY_CUSTOMER("cancelled_by_customer");
 
     private final String code;
 

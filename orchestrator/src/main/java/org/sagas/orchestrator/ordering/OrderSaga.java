@@ -97,6 +97,9 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
             return List.of(notice(o, "REJECTED",
                     "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
         }
+        if (OrderReason.of(reason).orElse(null) == OrderReason.CANCELLED_BY_CUSTOMER) {
+            return List.of(notice(o, "CANCELLED", "Your order is cancelled, as you asked. Nothing was charged."));
+        }
         return List.of(notice(o, "CANCELLED", "Sorry, we could not complete your order (" + code
                 + "). Nothing was charged."));
     }
@@ -151,7 +154,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
                 new ChargePayment(o.orderId(), o.customerId(), o.totalCents(), o.currency(), o.chargeKey()));
     }
 
-    /** Only an operator's cancel undoes the charge step: a declined charge took nothing. */
+    /** Only a cancel (an operator's or the customer's) undoes the charge step: a declined charge took nothing. */
     private static OutgoingMessage refundPayment(UUID sagaId, OrderData o) {
         return new OutgoingMessage(Topics.PAYMENTS_COMMANDS, o.orderId().toString(), OrderMessages.REFUND_PAYMENT,
                 new OrderMessages.RefundPayment(o.orderId(), o.chargeKey(), OrderKeys.refund(o.orderId())));

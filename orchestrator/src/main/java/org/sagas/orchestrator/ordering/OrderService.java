@@ -6,10 +6,17 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.saga.ConcurrentSagaUpdate;
+import org.sagas.orchestrator.saga.OperatorCommand;
+import org.sagas.orchestrator.saga.OperatorOutcome;
 import org.sagas.orchestrator.saga.SagaEngine;
 import org.sagas.orchestrator.saga.SagaInstance;
 import org.sagas.orchestrator.saga.SagaWithdrawn;
@@ -19,10 +26,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Submits orders: claims the idempotency key and stores the order and its saga in one
+ * Submits and cancels orders. A submission claims the idempotency key and stores the order and its saga in one
  * transaction, then runs the reservation while the client waits. A repeated key is answered from
  * how the order's submission resolved (its saga's first transition), whoever resolved it: the
- * request, or a saga-worker after the request's process died. Thread-safe.
+ * request, or a saga-worker after the request's process died. A customer's cancel goes down the
+ * operator's cancel path in the engine (docs/design.md, "Cancelling an order"). Thread-safe.
  */
 public final class OrderService {
     private static final Logger log = LoggerFactory.getLogger(OrderService.class);
@@ -33,6 +41,21 @@ public final class OrderService {
 
         KeyTaken() {
             super(null, null, false, false);
+        }
+    }
+
+    /** How often a cancel tries again after the saga moved under it, before it answers {@link CancelOutcome.Contended}. */
+    private static final int CANCEL_ATTEMPTS = 5;
+
+    /**
+     * Who cancels: {@code client} names the scope of their Idempotency-Key (an API key's digest name;
+     * null on an open API, where the order's customer is the client), {@code customers} the customers
+     * whose orders they may see (null: every customer's, an open API).
+     */
+    public record Caller(String client, Set<String> customers) {
+        /** Whether this caller may see an order of {@code customerId}. */
+        boolean sees(String customerId) {
+            return customers == null || customers.contains(customerId);
         }
     }
 
@@ -172,6 +195,138 @@ public final class OrderService {
     private SubmitResult answerStored(IdempotencyStore.KeyScope scope, String key, String hash) {
         SubmitResult stored = answerRepeat(scope, key, hash);
         return new SubmitResult(stored.httpStatus(), stored.orderId(), stored.body(), false);
+    }
+
+    /**
+     * Cancels order {@code orderId} for {@code caller} under {@code idempotencyKey} (docs/design.md,
+     * "Cancelling an order"): an order not yet confirmed is undone through the engine's cancel, under
+     * the saga's version, so a reply that moves the order at the same moment wins or loses as a
+     * whole, and the outcome says which. The key is the caller's, as for a submission; an accepted
+     * answer is stored with it, so a replay answers the same. Refusals write nothing.
+     *
+     * @param deadlineEpochMillis how long the compensation run at once (the stock's release) may take
+     */
+    public CancelOutcome cancel(Caller caller, String idempotencyKey, UUID orderId, long deadlineEpochMillis) {
+        try (LogContext logged = LogContext.of(orderId)) {
+            Optional<OrderStore.OrderView> order = orders.find(orderId);
+            if (order.isEmpty() || !caller.sees(order.get().customerId())) {
+                return new CancelOutcome.NotFound(orderId);
+            }
+            String customer = customerClient(order.get().customerId());
+            IdempotencyStore.KeyScope scope = new IdempotencyStore.KeyScope(
+                    caller.client() != null ? caller.client() : customer, customer);
+            OrderStatus status = OrderStatus.valueOf(order.get().status());
+            for (int attempt = 1; ; attempt++) {
+                Optional<CancelOutcome> replay = replayCancel(scope, idempotencyKey, orderId);
+                if (replay.isPresent()) {
+                    return replay.get();
+                }
+                Optional<CancelOutcome> settled = cancelFrom(scope, idempotencyKey, orderId, status,
+                        deadlineEpochMillis);
+                if (settled.isPresent()) {
+                    return settled.get();
+                }
+                status = orders.status(orderId).orElseThrow();
+                if (attempt == CANCEL_ATTEMPTS) {
+                    log.warn("order {}: the cancel lost the version check {} times; answered as contended", orderId,
+                            attempt);
+                    return new CancelOutcome.Contended(orderId, status);
+                }
+            }
+        }
+    }
+
+    /**
+     * One try at cancelling an order last seen in {@code status}; empty when the saga moved between
+     * the read and the write (or a request with the same key got there first): read it again.
+     */
+    private Optional<CancelOutcome> cancelFrom(IdempotencyStore.KeyScope scope, String key, UUID orderId,
+            OrderStatus status, long deadlineEpochMillis) {
+        switch (status) {
+            case CONFIRMED:
+                return Optional.of(new CancelOutcome.Confirmed(orderId));
+            case CANCELLED:
+            case REJECTED:
+            case COMPENSATING:
+                // Ended, or being undone for a reason of its own: nothing to write, the answer is kept.
+                return answered(scope, key, orderId, CancelOutcome.accepted(orderId, status, false));
+            default:
+                break;
+        }
+        long budget = Math.max(1, deadlineEpochMillis - clock.millis());
+        OperatorOutcome outcome;
+        try {
+            outcome = engine.operate(orderId, OperatorCommand.CANCEL, "cancelled by the customer",
+                    OrderReason.CANCELLED_BY_CUSTOMER.code(), budget, (h, written) -> {
+                        if (!keys.claim(h, scope, key, cancelHash(orderId), orderId, clock.instant())) {
+                            throw new KeyTaken();
+                        }
+                        clearIncident(h, orderId);
+                    });
+        } catch (KeyTaken taken) {
+            return Optional.empty(); // the same key's first request wrote first: its answer is replayed
+        }
+        if (outcome instanceof OperatorOutcome.Applied applied) {
+            OrderStatus now = OrderStatus.valueOf(applied.now().label());
+            log.info("order {} cancelled by its customer, now {}", orderId, now);
+            CancelOutcome answer = CancelOutcome.accepted(orderId, now, false);
+            keys.complete(scope, key, cancelHash(orderId), orderId, clock.instant(), null, answerBody(orderId, now));
+            return Optional.of(answer);
+        }
+        if (outcome instanceof OperatorOutcome.NotFound) {
+            return Optional.of(new CancelOutcome.NotFound(orderId));
+        }
+        // Refused (it ended between the reads) or Conflict (it moved): decide again on how it is now.
+        return Optional.empty();
+    }
+
+    /** {@code answer}, stored under the key first; empty when another request took the key meanwhile. */
+    private Optional<CancelOutcome> answered(IdempotencyStore.KeyScope scope, String key, UUID orderId,
+            CancelOutcome answer) {
+        OrderStatus status = answer instanceof CancelOutcome.Ended e ? e.status()
+                : ((CancelOutcome.Undoing) answer).status();
+        return keys.complete(scope, key, cancelHash(orderId), orderId, clock.instant(), null,
+                answerBody(orderId, status)) ? Optional.of(answer) : Optional.empty();
+    }
+
+    /**
+     * The answer a cancel's key already holds: the stored one; or, when its request died after its
+     * cancel committed and before it stored the answer (the key claimed, nothing stored), the order's
+     * state now. A key used for another request is {@link CancelOutcome.KeyReused}.
+     */
+    private Optional<CancelOutcome> replayCancel(IdempotencyStore.KeyScope scope, String key, UUID orderId) {
+        Optional<IdempotencyStore.Entry> entry = keys.find(scope, key);
+        if (entry.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!entry.get().requestHash().equals(cancelHash(orderId))) {
+            return Optional.of(new CancelOutcome.KeyReused(orderId));
+        }
+        OrderStatus status = entry.get().completed()
+                ? OrderStatus.valueOf(Json.read(entry.get().responseBody(), com.fasterxml.jackson.databind.JsonNode.class).get("status").asText())
+                : orders.status(orderId).orElseThrow();
+        return Optional.of(CancelOutcome.accepted(orderId, status, true));
+    }
+
+    /** What a cancel's key is stored for: this order's cancel (never a body's hash, which is hex). */
+    private static String cancelHash(UUID orderId) {
+        return "cancel:" + orderId;
+    }
+
+    private static String answerBody(UUID orderId, OrderStatus status) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("orderId", orderId);
+        body.put("status", status.name());
+        return Json.write(body);
+    }
+
+    /**
+     * The incident mark goes when the customer cancels, as when an operator acts: the order takes
+     * the cancel's path from here, and a compensation that cannot finish raises its own.
+     */
+    private static void clearIncident(Handle h, UUID orderId) {
+        h.createUpdate("UPDATE saga_instance SET incident_cause = NULL, incident_detail = NULL, incident_at = NULL"
+                + " WHERE saga_id = :id AND incident_cause IS NOT NULL").bind("id", orderId).execute();
     }
 
     /** The retention the keys are kept for. */

@@ -90,6 +90,30 @@ public final class IdempotencyStore {
                 .bind("scope", scope.client()).bind("key", key).bind("order", orderId).execute();
     }
 
+    /**
+     * Stores {@code body} as the answer of the request that claimed {@code key} in {@code scope}
+     * (only the client's own key: an inherited one is never completed), or claims the key with it at
+     * once when nobody has: for a request whose answer is known when it claims (a cancel that wrote
+     * nothing). {@code status} may be null when the answer is decided from {@code body} alone.
+     *
+     * @return false when the key is taken by another request (its hash differs) or inherited
+     */
+    public boolean complete(KeyScope scope, String key, String requestHash, UUID orderId, Instant now,
+            Integer status, String body) {
+        return jdbi.withHandle(h -> h.createUpdate("INSERT INTO idempotency_keys (client_scope, idem_key,"
+                        + " request_hash, state, order_id, response_status, response_body, created_at, expires_at)"
+                        + " SELECT :scope, :key, :hash, 'COMPLETED', :order, :status, :body, :now, :expires"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE idem_key = :key"
+                        + " AND client_scope = :inherited AND client_scope <> :scope)"
+                        + " ON CONFLICT (idem_key, client_scope) DO UPDATE SET state = 'COMPLETED',"
+                        + " response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body"
+                        + " WHERE idempotency_keys.request_hash = EXCLUDED.request_hash"
+                        + " AND idempotency_keys.state = 'IN_FLIGHT'")
+                .bind("scope", scope.client()).bind("inherited", scope.inherited()).bind("key", key)
+                .bind("hash", requestHash).bind("order", orderId).bind("status", status).bind("body", body)
+                .bind("now", Timestamp.from(now)).bind("expires", Timestamp.from(now.plus(retention))).execute() == 1);
+    }
+
     /** The key as {@code scope} sees it: its client's own, else the one it inherits; never another client's. */
     public Optional<Entry> find(KeyScope scope, String key) {
         return jdbi.withHandle(h -> h.createQuery("SELECT idem_key, request_hash, state, response_status,"

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.sagas.orchestrator.http.ApiServer;
 
 class ForegroundFirstTest {
-    private static final ApiServer.Admission ADMIT = (ctx, request) -> () -> {};
-    private static final ApiServer.Admission REFUSE = (ctx, request) -> null;
+    private static final ApiServer.Admission ADMIT = request -> new ApiServer.Admission.Admitted(() -> {});
+    private static final ApiServer.Admission REFUSE = request -> new ApiServer.Admission.Refused(503, "overloaded",
+            "Too many requests in flight", "refused", 1);
     private static final ApiServer.Admission.Request REQUEST = new ApiServer.Admission.Request("customer:c",
             java.util.Set.of("c"), org.sagas.orchestrator.resilience.Priority.NORMAL, Long.MAX_VALUE, 0,
             java.util.OptionalInt.empty());
@@ -101,7 +102,7 @@ class ForegroundFirstTest {
     void shouldNotCountRefusedSubmissions() {
         ForegroundFirst foreground = new ForegroundFirst(1, Duration.ofSeconds(30), () -> true, registry);
 
-        assertThat(foreground.around(REFUSE).admit(null, REQUEST)).isNull();
+        assertThat(foreground.around(REFUSE).decide(REQUEST)).isInstanceOf(ApiServer.Admission.Refused.class);
 
         assertThat(foreground.inFlight()).isZero();
     }

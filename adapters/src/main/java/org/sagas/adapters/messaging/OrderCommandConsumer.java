@@ -1,0 +1,112 @@
+package org.sagas.adapters.messaging;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jdbi.v3.core.Jdbi;
+import org.sagas.orchestrator.http.InvalidRequest;
+import org.sagas.orchestrator.http.OrderCommands;
+import org.sagas.orchestrator.messaging.KafkaConnection;
+import org.sagas.orchestrator.messaging.OutgoingMessage;
+import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.orchestrator.persistence.Inbox;
+import org.sagas.orchestrator.persistence.OutboxWriter;
+import org.sagas.orchestrator.saga.IncomingMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes {@code orders.commands} (docs/events.md) in the api role: each {@code PlaceOrder} or
+ * {@code CancelOrder} goes through {@link OrderCommands} — the API's validation, Idempotency-Key,
+ * admission and saga — and its outcome is written to the outbox for {@code orders.events},
+ * correlated with the command's {@code message-id}. A command that does not parse or validate goes
+ * to {@code orders.commands.dlt} with the reason; one whose handling keeps failing (the database) is
+ * retried, then dead-lettered the same way. A redelivered command is answered by its key (no second
+ * order) and, the inbox recording its first outcome, publishes nothing again. Thread-safe.
+ */
+public final class OrderCommandConsumer implements AutoCloseable {
+    public static final String CONSUMER = "order-commands";
+    public static final String ACCEPTED = "OrderCommandAccepted";
+    public static final String REFUSED = "OrderCommandRefused";
+    private static final Logger log = LoggerFactory.getLogger(OrderCommandConsumer.class);
+
+    /** Where the consumer reads and how hard it tries ({@code retryFor}: see {@link ConsumerLoop}). */
+    public record Config(KafkaConnection kafka, int threads, Duration retryFor, MeterRegistry registry) {}
+
+    private final OrderCommands commands;
+    private final Jdbi jdbi;
+    private final Runnable afterOutboxWrite;
+    private final List<ConsumerLoop> loops;
+
+    /** @param afterOutboxWrite called after an outcome was committed (wakes an in-process relay) */
+    public OrderCommandConsumer(OrderCommands commands, Jdbi jdbi, Runnable afterOutboxWrite, Config config) {
+        this.commands = commands;
+        this.jdbi = jdbi;
+        this.afterOutboxWrite = afterOutboxWrite;
+        this.loops = IntStream.range(0, config.threads()).mapToObj(i -> new ConsumerLoop(config.kafka(), CONSUMER,
+                Topics.ORDERS_COMMANDS, this::handle, ConsumerLoop.BatchGate.NONE, config.registry(),
+                config.retryFor(), ConsumerLoop.DeadLetterListener.NONE)).toList();
+    }
+
+    public OrderCommandConsumer start() {
+        loops.forEach(ConsumerLoop::start);
+        return this;
+    }
+
+    /** One command after the other: each runs its reservation while the batch waits, as a request would. */
+    List<ConsumerLoop.Rejected> handle(List<ConsumerRecord<String, byte[]>> records) {
+        List<ConsumerLoop.Rejected> rejected = new ArrayList<>();
+        for (ConsumerRecord<String, byte[]> record : records) {
+            IncomingMessage command;
+            OrderCommands.Outcome outcome;
+            try {
+                command = ParsedMessage.parse(record);
+                outcome = commands.handle(command.type(), command.payload());
+            } catch (PoisonMessage poison) {
+                rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
+                continue;
+            } catch (InvalidRequest invalid) {
+                rejected.add(new ConsumerLoop.Rejected(record, "invalid " + invalid.field() + ": "
+                        + invalid.getMessage()));
+                continue;
+            }
+            publish(command, outcome);
+        }
+        return rejected;
+    }
+
+    /** The outcome, once per command: the inbox row and the outbox row commit together. */
+    private void publish(IncomingMessage command, OrderCommands.Outcome outcome) {
+        boolean first = jdbi.inTransaction(h -> {
+            if (Inbox.firstDeliveries(h, CONSUMER, List.of(command.messageId())).isEmpty()) {
+                return false;
+            }
+            OutboxWriter.append(h, List.of(message(outcome)), command.messageId().toString());
+            return true;
+        });
+        if (first) {
+            afterOutboxWrite.run();
+        } else {
+            log.info("command {} ({}) delivered again: answered by its key, its outcome already published",
+                    command.messageId(), command.type());
+        }
+    }
+
+    /** On orders.events, keyed by the order when there is one (as its status events), else the reference. */
+    private static OutgoingMessage message(OrderCommands.Outcome outcome) {
+        if (outcome instanceof OrderCommands.Accepted accepted) {
+            return new OutgoingMessage(Topics.ORDERS_EVENTS, accepted.orderId().toString(), ACCEPTED, accepted);
+        }
+        OrderCommands.Refused refused = (OrderCommands.Refused) outcome;
+        String key = refused.orderId() != null ? refused.orderId().toString() : refused.clientReference();
+        return new OutgoingMessage(Topics.ORDERS_EVENTS, key, REFUSED, refused);
+    }
+
+    @Override
+    public void close() {
+        loops.forEach(ConsumerLoop::close);
+    }
+}
