@@ -227,7 +227,7 @@ class DockerComposeTest {
                 assertThat(env.get("SAGA_DB_MIGRATE")).as(role).isEqualTo("off");
                 assertThat(map(map(service.get("depends_on")).get("migrate")))
                         .containsEntry("condition", "service_completed_successfully");
-                // Rows, never DDL: the product roles are members of the group the default privileges name.
+                // Never DDL: the product roles are members of the group that may connect and use the schema.
                 assertThat(initSql).as(role).containsPattern("CREATE ROLE " + env.get("SAGA_DB_USER")
                         + " LOGIN PASSWORD \\S+ IN ROLE sagas_app;");
             }
