@@ -13,7 +13,7 @@
 
 -- The schema's owner: the one-shot `migrate` service logs in as it and runs the migrations.
 CREATE ROLE sagas_owner LOGIN PASSWORD :'owner_password';
--- What every product role may do: read and write the product's rows, never change the schema.
+-- Every product role: may connect and use the schema, never change it; its rows are grants.sql's.
 CREATE ROLE sagas_app NOLOGIN;
 CREATE ROLE sagas_api LOGIN PASSWORD :'api_password' IN ROLE sagas_app;
 CREATE ROLE sagas_saga_worker LOGIN PASSWORD :'saga_worker_password' IN ROLE sagas_app;
@@ -30,12 +30,8 @@ GRANT CONNECT ON DATABASE sagas TO sagas_app;
 ALTER SCHEMA public OWNER TO sagas_owner;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO sagas_app;
--- Tables and sequences the migrations create from now on: rows to the product roles, DDL to none.
--- One grant for the whole schema, not per table and role: see docs/security.md.
-ALTER DEFAULT PRIVILEGES FOR ROLE sagas_owner IN SCHEMA public
-    GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sagas_app;
-ALTER DEFAULT PRIVILEGES FOR ROLE sagas_owner IN SCHEMA public
-    GRANT USAGE, SELECT ON SEQUENCES TO sagas_app;
+-- No default privileges: each role's grants, table by table, are ops/postgres/grants.sql, which the
+-- migrate service applies after every migration (docs/security.md, "Deployment").
 
 CREATE DATABASE sandbox OWNER sagas_sandbox;
 REVOKE ALL ON DATABASE sandbox FROM PUBLIC;

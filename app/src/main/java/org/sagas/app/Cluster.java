@@ -4,6 +4,9 @@ import java.io.PrintStream;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * with its own log, one sandbox, and a round-robin front before the {@code api} processes
  * (docs/operations.md, "A cluster on one machine"). Its brokers take only clients that sign in,
  * each role as its own user with its own ACLs, set up as {@code ./sagas kafka-access} does
- * (docs/security.md, "Who may write to Kafka"). {@link #close()} stops everything it started,
+ * (docs/security.md, "Who may write to Kafka"), and each logs in to PostgreSQL as its own role with
+ * only its grants, as compose's do (docs/security.md, "Deployment"). {@link #close()} stops everything it started,
  * the front and the roles first. Not thread-safe.
  */
 final class Cluster implements AutoCloseable {
@@ -69,6 +73,7 @@ final class Cluster implements AutoCloseable {
 
     private final EmbeddedStack stack;
     private final ClusterCredentials credentials;
+    private DatabaseRoles database;
     private final List<RoleProcess> processes = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private RoundRobinFront front;
@@ -102,7 +107,7 @@ final class Cluster implements AutoCloseable {
             out.println("starting embedded PostgreSQL and " + shape.brokers() + " Kafka brokers in " + stack.dataDir()
                     + " (SASL/SCRAM sign-in and ACLs)");
             cluster.infrastructure = stack.start(settings, true, true);
-            out.println("schema: " + Node.migrateOnly(cluster.infrastructure) + " migrations applied");
+            cluster.database = cluster.migrateAsOwner(out);
             out.println("Kafka users and ACLs, as ./sagas kafka-access sets them (passwords in "
                     + credentials.directory() + "):");
             KafkaAccess.apply(cluster.infrastructure.kafka(), credentials.directory(), out);
@@ -118,6 +123,28 @@ final class Cluster implements AutoCloseable {
             cluster.close();
             throw e;
         }
+    }
+
+    /**
+     * The product's PostgreSQL roles as compose has them (docs/security.md, "Deployment"): made as
+     * the superuser, the schema migrated as its owner, then each role's grants applied.
+     */
+    private DatabaseRoles migrateAsOwner(PrintStream out) {
+        DatabaseRoles roles = DatabaseRoles.ensure(stack.dataDir());
+        try (Connection c = DriverManager.getConnection(infrastructure.dbUrl(), infrastructure.dbUser(),
+                infrastructure.dbPassword())) {
+            roles.create(c);
+        } catch (SQLException e) {
+            throw new ConfigurationError("cannot create the PostgreSQL roles on " + infrastructure.dbUrl() + ": "
+                    + e.getMessage(), e);
+        }
+        Settings owner = infrastructure.withInfrastructure(infrastructure.dbUrl(), DatabaseRoles.OWNER,
+                roles.password(DatabaseRoles.OWNER), infrastructure.kafkaBootstrap());
+        out.println("schema: " + Node.migrateOnly(owner) + " migrations applied as " + DatabaseRoles.OWNER);
+        DatabaseRoles.applyGrants(owner);
+        out.println("PostgreSQL roles and grants, as compose has them (" + DatabaseRoles.GRANTS + "; passwords in "
+                + roles.directory() + ")");
+        return roles;
     }
 
     private void startProcesses(Shape shape) {
@@ -155,6 +182,11 @@ final class Cluster implements AutoCloseable {
         Map<String, String> own = new LinkedHashMap<>(env);
         own.put("SAGA_HTTP_PORT", Integer.toString(port));
         own.putAll(credentials.env(KafkaAccess.of(role))); // its own user; the password stays in its file
+        if (DatabaseRoles.PRODUCT_ROLES.contains(role)) {
+            // Its own PostgreSQL login and grants; the sandbox stands in for the participants' own systems.
+            own.remove(Settings.DB_PASSWORD.name());
+            own.putAll(database.env(role));
+        }
         RoleProcess p = new RoleProcess(name, role, port, own, logs.resolve(name + ".log"));
         processes.add(p);
         return p;
@@ -185,11 +217,12 @@ final class Cluster implements AutoCloseable {
      * The settings every process gets: the infrastructure, the participants, the tokens; the
      * schema is migrated once, by this launcher, before any role starts. The launcher's own
      * {@code SAGA_*} settings are handed on, so a setting applies to the whole cluster, except who
-     * signs in to Kafka: each role is its own user.
+     * signs in to Kafka and logs in to PostgreSQL: each role is its own user.
      */
     private Map<String, String> commonEnv(int inventoryPort, int paymentPort) {
         Map<String, String> env = new LinkedHashMap<>();
-        List<String> notHandedOn = List.of("SAGA_DATA_DIR", "SAGA_HTTP_PORT", Settings.KAFKA_USER.name(),
+        List<String> notHandedOn = List.of("SAGA_DATA_DIR", "SAGA_HTTP_PORT", Settings.DB_PASSWORD_FILE.name(),
+                Settings.KAFKA_USER.name(),
                 Settings.KAFKA_PASSWORD.name(), Settings.KAFKA_PASSWORD_FILE.name(),
                 Settings.KAFKA_ROLE_CREDENTIALS.name());
         System.getenv().forEach((k, v) -> {
@@ -248,7 +281,8 @@ final class Cluster implements AutoCloseable {
         out.println("  ledger token " + stack.dataDir().resolve(SandboxSettings.TOKEN_FILE));
         out.println("  operator API http://127.0.0.1:" + adminPort() + "/admin  (token in "
                 + stack.dataDir().resolve(AdminTokenFile.NAME) + ")");
-        out.println("  PostgreSQL   " + infrastructure.dbUrl());
+        out.println("  PostgreSQL   " + infrastructure.dbUrl() + "  (each role as sagas_<role>, its grants only;"
+                + " passwords in " + database.directory() + ", mode 600)");
         out.println("  Kafka        " + infrastructure.kafkaBootstrap() + "  (sign-in required: SASL/SCRAM-SHA-512,"
                 + " each role as sagas-<role>, ACLs per role)");
         out.println("  Kafka users  passwords in " + credentials.directory() + "/<role> (mode 600); super user "
@@ -310,6 +344,11 @@ final class Cluster implements AutoCloseable {
 
     Path dataDir() {
         return stack.dataDir();
+    }
+
+    /** The product roles' PostgreSQL logins and their password files. */
+    DatabaseRoles database() {
+        return database;
     }
 
     /** The Kafka passwords: each role's, and the super user's the launcher, chaos and check sign in with. */

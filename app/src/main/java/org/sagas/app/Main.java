@@ -97,6 +97,10 @@ public final class Main {
                                 + " (./sagas up migrates its embedded one itself)");
                     }
                     out.println("sagas: schema migrated (" + Node.migrateOnly(settings) + " migrations applied now)");
+                    if (settings.grants()) {
+                        DatabaseRoles.applyGrants(settings);
+                        out.println("sagas: each product role's grants applied (" + DatabaseRoles.GRANTS + ")");
+                    }
                     return 0;
                 case "bench":
                     return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);

@@ -49,6 +49,9 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             List.of("on", "off"), ALL, "on: apply pending schema migrations at start; off: leave them to the schema's"
                     + " owner (./sagas migrate) and refuse to start on a schema that is behind (a PostgreSQL role without"
                     + " DDL rights)");
+    static final Setting<String> DB_GRANTS = org.sagas.orchestrator.config.Setting.choice("SAGA_DB_GRANTS", "off",
+            List.of("on", "off"), ALL, "on: ./sagas migrate then applies ops/postgres/grants.sql, each product role's"
+                    + " table grants (its PostgreSQL roles must exist, docs/security.md); off: leaves grants alone");
     static final Setting<String> KAFKA_BOOTSTRAP = text("SAGA_KAFKA_BOOTSTRAP", "", ALL,
             "bootstrap servers of an external Kafka; unset = embedded broker");
     static final Setting<String> KAFKA_USER = text("SAGA_KAFKA_USER", "", ALL,
@@ -96,7 +99,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
 
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
-            DB_PASSWORD, DB_PASSWORD_FILE, DB_MIGRATE, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
+            DB_PASSWORD, DB_PASSWORD_FILE, DB_MIGRATE, DB_GRANTS, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
             KAFKA_ROLE_CREDENTIALS, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
             PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, DB_STATEMENT_TIMEOUT, DB_SOCKET_TIMEOUT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
@@ -192,6 +195,11 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** Whether this process applies pending migrations at start. */
     public boolean migrate() {
         return TABLE.read(raw::get).get(DB_MIGRATE).equals("on");
+    }
+
+    /** Whether {@code ./sagas migrate} applies the product roles' grants after the migrations. */
+    public boolean grants() {
+        return TABLE.read(raw::get).get(DB_GRANTS).equals("on");
     }
 
     public int warmUpOrders() {

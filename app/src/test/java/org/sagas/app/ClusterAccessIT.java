@@ -15,6 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -45,7 +50,8 @@ import org.sagas.orchestrator.messaging.Topics;
  * own work (docs/security.md, "Who may write to Kafka"): a payment reply written by nobody, or as
  * a role that may not write it, is refused, while the roles, each signed in as its own user with
  * its password in a file, confirm an order placed through the front, also after a broker was
- * killed and came back. One cluster of one process per role for the whole class.
+ * killed and came back. Each role also logs in to PostgreSQL as its own role with only its grants
+ * (docs/security.md, "Deployment"), and no role's log shows a refusal. One cluster of one process per role for the whole class.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterAccessIT {
@@ -92,6 +98,48 @@ class ClusterAccessIT {
     }
 
     @Test
+    @Order(1)
+    void shouldLogEachRoleInToPostgresqlAsItsOwnRoleWithOnlyItsGrants() throws Exception {
+        // Given the cluster up, the schema belongs to its owner, not to the superuser the launcher is
+        assertThat(printed).contains("migrations applied as " + DatabaseRoles.OWNER)
+                .contains(cluster.database().directory().toString());
+        assertThat(Files.getPosixFilePermissions(cluster.database().directory()))
+                .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        Settings superuser = cluster.infrastructure();
+        try (Connection c = DriverManager.getConnection(superuser.dbUrl(), superuser.dbUser(), superuser.dbPassword());
+                Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'saga_instance'::regclass"))
+                    .isEqualTo(DatabaseRoles.OWNER);
+            assertThat(one(s, "SELECT has_table_privilege('sagas_relay', 'idempotency_keys', 'SELECT')")).isEqualTo("f");
+
+            for (RoleProcess p : cluster.processes()) {
+                if (!DatabaseRoles.PRODUCT_ROLES.contains(p.role())) {
+                    continue; // the sandbox stands in for the participants' own systems
+                }
+                // Then each product process logs in as its role's user, its password read from a file of its own
+                String user = DatabaseRoles.user(p.role());
+                Path file = cluster.database().passwordFile(user);
+                String password = Files.readString(file).strip();
+                assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+                List<String> env = List.of(Files.readString(Path.of("/proc", Long.toString(p.pid()), "environ"))
+                        .split("\0"));
+                assertThat(env).as(p.name()).contains("SAGA_DB_USER=" + user, "SAGA_DB_PASSWORD_FILE=" + file)
+                        .noneMatch(v -> v.startsWith("SAGA_DB_PASSWORD=") || v.contains(password));
+            }
+            // And PostgreSQL sees the product's connections under those users, none as the superuser
+            List<String> users = new java.util.ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT DISTINCT usename FROM pg_stat_activity"
+                    + " WHERE application_name = '" + Node.APPLICATION + "' AND pid <> pg_backend_pid()")) {
+                while (rs.next()) {
+                    users.add(rs.getString(1));
+                }
+            }
+            assertThat(users).containsExactlyInAnyOrderElementsOf(
+                    DatabaseRoles.PRODUCT_ROLES.stream().map(DatabaseRoles::user).toList());
+        }
+    }
+
+    @Test
     @Order(2)
     void shouldRefuseAPaymentReplyFromNobodyAndFromRolesThatMayNotWriteIt() {
         String bootstrap = cluster.infrastructure().kafkaBootstrap();
@@ -130,10 +178,18 @@ class ClusterAccessIT {
                 Json.mapper().readTree(send(HttpRequest.newBuilder(URI.create(cluster.apiUrl() + "/orders/" + orderId))
                         .GET()).body()).path("status").asText()));
 
-        // And no role was refused anything on its way: its ACLs are all it needs
+        // And no role was refused anything on its way: its ACLs and its grants are all it needs
         for (RoleProcess p : cluster.processes()) {
             assertThat(Files.readString(p.log())).as(p.log().toString())
-                    .doesNotContain("AuthorizationException").doesNotContain("AuthenticationException");
+                    .doesNotContain("AuthorizationException").doesNotContain("AuthenticationException")
+                    .doesNotContainIgnoringCase("permission denied");
+        }
+    }
+
+    private static String one(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
         }
     }
 

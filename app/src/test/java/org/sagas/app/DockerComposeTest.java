@@ -227,13 +227,34 @@ class DockerComposeTest {
                 assertThat(env.get("SAGA_DB_MIGRATE")).as(role).isEqualTo("off");
                 assertThat(map(map(service.get("depends_on")).get("migrate")))
                         .containsEntry("condition", "service_completed_successfully");
-                // Rows, never DDL: the product roles are members of the group the default privileges name.
+                // Never DDL: the product roles are members of the group that may connect and use the schema.
                 assertThat(initSql).as(role).containsPattern("CREATE ROLE " + env.get("SAGA_DB_USER")
                         + " LOGIN PASSWORD \\S+ IN ROLE sagas_app;");
             }
         }
-        assertThat(initSql).contains("GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO sagas_app")
-                .contains("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+        assertThat(initSql).contains("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+    }
+
+    @Test
+    void shouldGrantEachRoleItsOwnTablesAfterEveryMigrationAndNoneByDefault() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String initSql = Files.readString(ROOT.resolve("ops/postgres/init-roles.sql"));
+        String grants = Files.readString(ROOT.resolve(DatabaseRoles.GRANTS));
+        Map<String, Object> migrate = map(services.get("migrate"));
+
+        // The migrate service applies grants.sql after the migrations, as the schema's owner
+        assertThat(map(migrate.get("environment"))).containsEntry("SAGA_DB_GRANTS", "on")
+                .containsEntry("SAGA_DB_USER", DatabaseRoles.OWNER);
+        // No blanket privileges: neither for tables to come nor for every table there is
+        assertThat(initSql).doesNotContain("ALTER DEFAULT PRIVILEGES").doesNotContain("GRANT SELECT");
+        assertThat(grants).doesNotContainPattern("(?m)^GRANT [^;]* ON ALL ")
+                .contains("REVOKE ALL ON ALL TABLES IN SCHEMA public");
+        for (String role : DatabaseRoles.PRODUCT_ROLES) {
+            // Each role logs in as the user grants.sql grants to, and ./sagas cluster makes the same one
+            String user = String.valueOf(map(map(services.get(role)).get("environment")).get("SAGA_DB_USER"));
+            assertThat(user).as(role).isEqualTo(DatabaseRoles.user(role));
+            assertThat(grants).as(role).containsPattern("(?m)^GRANT [^;]* TO [^;]*\\b" + user + "\\b");
+        }
     }
 
     @Test
