@@ -20,9 +20,11 @@ GRANT SELECT ON flyway_schema_history, saga_instance, orders TO sagas_app;
 -- api: submissions run the engine (a saga started, advanced, or withdrawn with its history and
 -- key), the Idempotency-Key claims, the order reads; and the operator API: audit, batches, a
 -- payment outcome set through the inbox, the outbox's dead letters replayed or discarded, the
--- backlog and the reconciler's findings shown (read only).
+-- backlog and the reconciler's findings shown (read only). A customer's cancel completes its key
+-- with its answer (an upsert: UPDATE too); orders.commands records each command in the inbox.
 GRANT INSERT, UPDATE, DELETE ON saga_instance TO sagas_api;
-GRANT SELECT, INSERT, DELETE ON saga_history, idempotency_keys TO sagas_api;
+GRANT SELECT, INSERT, DELETE ON saga_history TO sagas_api;
+GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO sagas_api;
 GRANT SELECT, INSERT ON outbox, inbox, admin_audit TO sagas_api;
 GRANT SELECT, INSERT, UPDATE ON admin_batch TO sagas_api;
 GRANT SELECT, DELETE ON outbox_dead_letter TO sagas_api;

@@ -119,6 +119,12 @@ class DatabaseGrantsIT {
                 + " step, label) SELECT saga_id, 'RUNNING', 'RESERVE_STOCK', 'PENDING_CONFIRMATION' FROM saga")).isFalse();
         assertThat(denied("api", "INSERT INTO outbox (aggregate_id, topic, message_id, message_type, payload)"
                 + " VALUES ('o-1', 'payments.commands', gen_random_uuid(), 'ChargePayment', '{}')")).isFalse();
+        // A customer's cancel completing its key with the answer (an upsert)
+        assertThat(denied("api", "INSERT INTO idempotency_keys (client_scope, idem_key, request_hash, state, order_id,"
+                + " response_status, response_body, created_at, expires_at) VALUES ('c-1', 'k-2', 'h', 'COMPLETED',"
+                + " gen_random_uuid(), 200, '{}', now(), now() + interval '1 day') ON CONFLICT (idem_key, client_scope)"
+                + " DO UPDATE SET state = 'COMPLETED' WHERE idempotency_keys.request_hash = EXCLUDED.request_hash"))
+                .isFalse();
         // A withdrawn submission, the operator's audit, a batch, a dead letter discarded, the findings shown
         assertThat(denied("api", "WITH gone AS (DELETE FROM saga_instance WHERE saga_id = gen_random_uuid()"
                 + " RETURNING saga_id) DELETE FROM saga_history WHERE saga_id IN (SELECT saga_id FROM gone)")).isFalse();
