@@ -246,9 +246,16 @@ public final class ConsumerLoop implements AutoCloseable {
                         : backoff.multipliedBy(2);
             }
         }
-        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+        // The loop committed its offsets; closing leaves the group on the coordinator's connection at
+        // once. What it would wait for past that is the fetch session's close, queued behind a fetch that
+        // the broker may hold FETCH_MAX_WAIT_MS: not worth a stop that long (each consumer of a stopping
+        // process took 5 s).
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(CLOSE_WAIT));
         deadLetters.close(Duration.ofSeconds(5));
     }
+
+    /** The longest a closing consumer waits for its last requests. */
+    private static final Duration CLOSE_WAIT = Duration.ofMillis(500);
 
     /** Until the next record set aside is due, at most {@link #IDLE_POLL}: records end it at once. */
     private Duration pollTimeout() {
