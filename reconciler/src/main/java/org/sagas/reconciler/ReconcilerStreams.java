@@ -61,7 +61,8 @@ public final class ReconcilerStreams implements AutoCloseable {
         // latency, only wall-clock punctuation runs up to a second late (its checks are due in
         // seconds). The heartbeat thread looks every retry back-off (100 ms by default).
         p.put(StreamsConfig.POLL_MS_CONFIG, 1_000L);
-        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 5_000);
+        // Not longer: closing waits behind a fetch held at the broker (at 5 s a stop took 2-5 s).
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 1_000);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG), 500);
         return p;
     }
