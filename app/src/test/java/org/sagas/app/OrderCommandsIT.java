@@ -112,6 +112,46 @@ class OrderCommandsIT extends GameDayLifecycle {
     }
 
     @Test
+    void shouldHoldACommandWhileAdmissionRefusesItAndPlaceItOnceItAdmits() {
+        // Given inventory down and the pending-confirmation cap reached by one parked order
+        product.ensure(GameDay.REALISTIC);
+        long left = GameDay.pendingOrders(product);
+        int cap = (int) left + 1;
+        product.ensure(GameDay.realisticWith("SAGA_PENDING_CAP", Integer.toString(cap)));
+        try {
+            String sku = Submissions.sku();
+            product.stock(sku, 5);
+            product.inventoryFaults(GameDay.INVENTORY_DOWN);
+            Submissions.Answer parked = Submissions.one(product::submitWithinApiBudget,
+                    TestProduct.order("c-kafka-held", sku, 1, 100));
+            assertThat(parked.orderStatus()).as("%s", parked).isEqualTo("PENDING_CONFIRMATION");
+            org.awaitility.Awaitility.await("pending gauge at the cap").atMost(Duration.ofSeconds(10)).until(
+                    () -> product.metrics().value("saga_orders", "status", "PENDING_CONFIRMATION") >= cap);
+            double heldBefore = product.metrics().value("saga_order_commands_held_total");
+
+            // When a shop places an order through orders.commands
+            String reference = "ref-" + UUID.randomUUID();
+            UUID command = send(reference, "PlaceOrder", place(reference, Submissions.key(), "c-kafka-held", sku, 1));
+
+            // Then it is held, not refused: no outcome while the cap holds, the hold counted
+            org.awaitility.Awaitility.await("held").atMost(Duration.ofSeconds(20))
+                    .until(() -> product.metrics().value("saga_order_commands_held_total") > heldBefore);
+            assertThat(outcomes(List.of(command), 1, Duration.ofSeconds(2)).get(command.toString())).isNullOrEmpty();
+
+            // And once inventory is back and the pending order drains, it is placed
+            product.healthy();
+            JsonNode accepted = outcome(command, "OrderCommandAccepted");
+            assertThat(accepted.path("status").asText()).isEqualTo("AWAITING_PAYMENT");
+            UUID order = UUID.fromString(accepted.path("orderId").asText());
+            Invariants.awaitSettled(product, List.of(order, parked.orderId()), SETTLE);
+            assertThat(Invariants.statuses(product, List.of(order, parked.orderId())))
+                    .containsExactly(Map.entry("CONFIRMED", 2L));
+        } finally {
+            product.ensure(GameDay.REALISTIC);
+        }
+    }
+
+    @Test
     void shouldCancelAnOrderFromACommandAndRefuseAConfirmedOneAsTheApiDoes() {
         // Given an order awaiting a slow payment
         String sku = Submissions.sku();

@@ -1,5 +1,6 @@
 package org.sagas.adapters.messaging;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,12 +41,16 @@ public final class OrderCommandConsumer implements AutoCloseable {
     private final Jdbi jdbi;
     private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
+    private final Counter held;
 
     /** @param afterOutboxWrite called after an outcome was committed (wakes an in-process relay) */
     public OrderCommandConsumer(OrderCommands commands, Jdbi jdbi, Runnable afterOutboxWrite, Config config) {
         this.commands = commands;
         this.jdbi = jdbi;
         this.afterOutboxWrite = afterOutboxWrite;
+        this.held = Counter.builder("saga.order.commands.held")
+                .description("Times an order command was held because admission refused it for now (overload,"
+                        + " pending caps): consumption waited instead of refusing it").register(config.registry());
         this.loops = IntStream.range(0, config.threads()).mapToObj(i -> new ConsumerLoop(config.kafka(), CONSUMER,
                 Topics.ORDERS_COMMANDS, this::handle, ConsumerLoop.BatchGate.NONE, config.registry(),
                 config.retryFor(), ConsumerLoop.DeadLetterListener.NONE)).toList();
@@ -64,7 +69,7 @@ public final class OrderCommandConsumer implements AutoCloseable {
             OrderCommands.Outcome outcome;
             try {
                 command = ParsedMessage.parse(record);
-                outcome = commands.handle(command.type(), command.payload());
+                outcome = admitted(command);
             } catch (PoisonMessage poison) {
                 rejected.add(new ConsumerLoop.Rejected(record, poison.getMessage()));
                 continue;
@@ -77,6 +82,37 @@ public final class OrderCommandConsumer implements AutoCloseable {
         }
         return rejected;
     }
+
+    /**
+     * The command's outcome once admission takes it: while it is {@link OrderCommands.Held} the
+     * consumer holds (this batch waits, so lag grows in the topic, which holds the orders), offering it
+     * again after its {@code Retry-After}; held longer than {@link #MAX_HOLD} it is set aside, and the
+     * loop retries it, then dead-letters it with the reason (counted, logged with the reference).
+     */
+    private OrderCommands.Outcome admitted(IncomingMessage command) {
+        long since = System.nanoTime();
+        OrderCommands.Outcome outcome = commands.handle(command.type(), command.payload());
+        while (outcome instanceof OrderCommands.Held held) {
+            this.held.increment();
+            if (System.nanoTime() - since > MAX_HOLD.toNanos()) {
+                throw new IllegalStateException("held " + MAX_HOLD.toSeconds() + " s by admission (" + held.type()
+                        + ": " + held.detail() + ")");
+            }
+            log.warn("command {} for {} held: admission refuses it for now ({}); offered again in {} s", command
+                    .messageId(), held.clientReference(), held.type(), held.retryAfterSeconds());
+            try {
+                Thread.sleep(Math.max(250, Math.min(5_000, held.retryAfterSeconds() * 1000L)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while held by admission", e);
+            }
+            outcome = commands.handle(command.type(), command.payload());
+        }
+        return outcome;
+    }
+
+    /** The longest one command holds its batch before it is set aside. */
+    static final Duration MAX_HOLD = Duration.ofSeconds(30);
 
     /** The outcome, once per command: the inbox row and the outbox row commit together. */
     private void publish(IncomingMessage command, OrderCommands.Outcome outcome) {

@@ -27,9 +27,17 @@ public final class OrderCommands {
     public static final String CANCEL_ORDER = "CancelOrder";
 
     /** What became of a command; {@code command} is its message type. */
-    public sealed interface Outcome permits Accepted, Refused {
+    public sealed interface Outcome permits Accepted, Refused, Held {
         String clientReference();
     }
+
+    /**
+     * Not taken now, nothing stored: admission refused it for the moment (overload, pending caps), as
+     * the API would with a {@code 503} or {@code 429} and {@code Retry-After}. A queue exists to hold
+     * such orders, so the consumer waits and offers it again rather than publishing a refusal.
+     */
+    public record Held(String clientReference, String command, String type, int retryAfterSeconds, String detail)
+            implements Outcome {}
 
     /**
      * The order was placed (or cancelled): {@code status} is the order's status in the answer the API
@@ -84,11 +92,15 @@ public final class OrderCommands {
         ApiServer.Admission.Decision decision = admission.decide(new ApiServer.Admission.Request(client,
                 Set.of(request.customerId()), Priority.NORMAL, deadline, System.nanoTime(), OptionalInt.empty()));
         if (decision instanceof ApiServer.Admission.Refused refused) {
-            return new Refused(reference, PLACE_ORDER, null, refused.type(), refused.status(), refused.detail());
+            return new Held(reference, PLACE_ORDER, refused.type(), refused.retryAfterSeconds(), refused.detail());
         }
         SubmitResult result;
         try (ApiServer.Admission.Ticket ticket = ((ApiServer.Admission.Admitted) decision).ticket()) {
             result = orders.submit(client, key, request, deadline);
+        }
+        if (result.httpStatus() == 503 && result.orderId() == null) {
+            // Withdrawn before its reservation was sent (the product's own want of capacity): nothing kept.
+            return new Held(reference, PLACE_ORDER, "overloaded", 1, "withdrawn before its reservation was sent");
         }
         JsonNode answer = Json.read(result.body(), JsonNode.class);
         if (result.httpStatus() == 202) {
