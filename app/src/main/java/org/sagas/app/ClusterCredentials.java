@@ -38,13 +38,7 @@ final class ClusterCredentials {
             throw new ConfigurationError("the Kafka brokers in " + dataDir.resolve("kafka") + " were made without"
                     + " sign-in, and a broker's super user is created only with its storage: use a fresh --data-dir");
         }
-        try {
-            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString("rwx------")));
-            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
-        } catch (IOException | UnsupportedOperationException e) {
-            throw new ConfigurationError("cannot create " + directory + ": " + e.getMessage(), e);
-        }
+        GeneratedSecret.ownerOnlyDirectory(directory);
         String superPassword = GeneratedSecret.ensure(superFile, "a fresh --data-dir");
         for (KafkaAccess role : KafkaAccess.all()) {
             GeneratedSecret.ensure(directory.resolve(role.role()), "a fresh --data-dir");

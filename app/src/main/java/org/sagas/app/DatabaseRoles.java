@@ -50,13 +50,7 @@ final class DatabaseRoles {
     /** The passwords under {@code dataDir}, made now where there are none. */
     static DatabaseRoles ensure(Path dataDir) {
         Path directory = dataDir.resolve(DIRECTORY);
-        try {
-            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString("rwx------")));
-            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
-        } catch (IOException | UnsupportedOperationException e) {
-            throw new ConfigurationError("cannot create " + directory + ": " + e.getMessage(), e);
-        }
+        GeneratedSecret.ownerOnlyDirectory(directory);
         DatabaseRoles roles = new DatabaseRoles(directory);
         GeneratedSecret.ensure(roles.passwordFile(OWNER), "a fresh --data-dir");
         for (String role : PRODUCT_ROLES) {

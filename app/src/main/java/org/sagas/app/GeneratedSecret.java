@@ -22,6 +22,17 @@ final class GeneratedSecret {
 
     private GeneratedSecret() {}
 
+    /** Makes {@code directory} (and its parents) if need be, readable by its owner alone (700). */
+    static void ownerOnlyDirectory(Path directory) {
+        try {
+            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------")));
+            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new ConfigurationError("cannot create " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
     /**
      * The secret in {@code file}, made now if there is none.
      *
