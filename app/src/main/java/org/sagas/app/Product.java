@@ -218,8 +218,9 @@ final class Product implements AutoCloseable {
             var provider = node.paymentClient();
             Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
             // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
-            PaymentWorker.ReplySink replies = roles.contains("saga-worker") ? PaymentWorker.toEngine(node.engine, node.tracing)
-                    : PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+            PaymentWorker.ReplySink outbox = PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+            PaymentWorker.ReplySink replies = roles.contains("saga-worker")
+                    ? PaymentWorker.toEngine(node.engine, node.tracing, outbox) : outbox;
             components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafka(),
                     PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
                     command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
@@ -271,7 +272,7 @@ final class Product implements AutoCloseable {
             ReconcilerRole.start(node, ReconcilerSettings.from(s), components, jobs);
         }
         if (roles.contains("api")) {
-            OrderService orders = new OrderService(node.engine, node.orderSaga,
+            OrderService orders = new OrderService(node.engine,
                     new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
                     new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing, node.registry);
             ApiProtection protection = ApiProtection.from(s);
