@@ -19,6 +19,8 @@ import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
+import org.sagas.orchestrator.saga.SagaFleet;
+import org.sagas.orchestrator.saga.UnknownLiveVersions;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.http.RequestBudget;
 import org.sagas.orchestrator.http.ClientAccess;
@@ -172,6 +174,9 @@ final class Product implements AutoCloseable {
         return node;
     }
 
+    /** The roles that run sagas on an engine of their own. */
+    private static final java.util.Set<String> ENGINE_ROLES = java.util.Set.of("api", "saga-worker", "reconciler");
+
     private void startRoles(List<String> roles, Settings s) {
         // The participants' database work is told apart from the product's by this name (benchmarks).
         node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION,
@@ -184,6 +189,17 @@ final class Product implements AutoCloseable {
         started.push(components);
         JobListener jobs = new MicrometerJobListener(node.registry);
         Duration idle = o.get(OrchestratorSettings.IDLE_BACKOFF);
+        if (roles.stream().anyMatch(ENGINE_ROLES::contains)) {
+            // Before any saga work: no process runs instances of a version nobody has (docs/decisions/0025).
+            Duration heartbeat = o.get(OrchestratorSettings.VERSIONS_HEARTBEAT);
+            SagaFleet fleet = new SagaFleet(node.jdbi, node.engine, heartbeat);
+            try {
+                fleet.checkLiveVersions();
+            } catch (UnknownLiveVersions e) {
+                throw new ConfigurationError(e.getMessage(), e);
+            }
+            components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, fleet::heartbeat, jobs));
+        }
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
                 node.gauges::refresh, jobs).backingOff(node.activity, idle));
         components.start(new PeriodicJob("incident-gauges", Duration.ZERO,
