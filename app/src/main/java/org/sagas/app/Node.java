@@ -92,6 +92,11 @@ final class Node implements AutoCloseable {
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
                 () -> relayWakeUp.run(), tracing).register(orderSaga);
+        try {
+            engine.startOn(OrderSaga.TYPE, settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_VERSION));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationError("SAGA_ORDER_SAGA_VERSION: " + e.getMessage(), e);
+        }
         // Any saga's move counts as activity: the jobs that look for work back off without it.
         engine.onTransition(saga -> activity.touch());
         this.gauges = new OrderGauges(new OrderStore(jdbi), registry, clock);

@@ -21,6 +21,8 @@ import org.sagas.orchestrator.http.AdmissionControl;
 import org.sagas.orchestrator.http.OrderCommands;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
+import org.sagas.orchestrator.saga.SagaFleet;
+import org.sagas.orchestrator.saga.UnknownLiveVersions;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.http.RequestBudget;
 import org.sagas.orchestrator.http.ClientAccess;
@@ -174,6 +176,9 @@ final class Product implements AutoCloseable {
         return node;
     }
 
+    /** The roles that run sagas on an engine of their own. */
+    private static final java.util.Set<String> ENGINE_ROLES = java.util.Set.of("api", "saga-worker", "reconciler");
+
     private void startRoles(List<String> roles, Settings s) {
         // The participants' database work is told apart from the product's by this name (benchmarks).
         node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION,
@@ -186,6 +191,17 @@ final class Product implements AutoCloseable {
         started.push(components);
         JobListener jobs = new MicrometerJobListener(node.registry);
         Duration idle = o.get(OrchestratorSettings.IDLE_BACKOFF);
+        if (roles.stream().anyMatch(ENGINE_ROLES::contains)) {
+            // Before any saga work: no process runs instances of a version nobody has (docs/decisions/0025).
+            Duration heartbeat = o.get(OrchestratorSettings.VERSIONS_HEARTBEAT);
+            SagaFleet fleet = new SagaFleet(node.jdbi, node.engine, heartbeat);
+            try {
+                fleet.checkLiveVersions();
+            } catch (UnknownLiveVersions e) {
+                throw new ConfigurationError(e.getMessage(), e);
+            }
+            components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, fleet::heartbeat, jobs));
+        }
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
                 node.gauges::refresh, jobs).backingOff(node.activity, idle));
         components.start(new PeriodicJob("incident-gauges", Duration.ZERO,
@@ -220,8 +236,9 @@ final class Product implements AutoCloseable {
             var provider = node.paymentClient();
             Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
             // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
-            PaymentWorker.ReplySink replies = roles.contains("saga-worker") ? PaymentWorker.toEngine(node.engine, node.tracing)
-                    : PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+            PaymentWorker.ReplySink outbox = PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+            PaymentWorker.ReplySink replies = roles.contains("saga-worker")
+                    ? PaymentWorker.toEngine(node.engine, node.tracing, outbox) : outbox;
             components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafka(),
                     PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
                     command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
@@ -273,7 +290,7 @@ final class Product implements AutoCloseable {
             ReconcilerRole.start(node, ReconcilerSettings.from(s), components, jobs);
         }
         if (roles.contains("api")) {
-            OrderService orders = new OrderService(node.engine, node.orderSaga,
+            OrderService orders = new OrderService(node.engine,
                     new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
                     new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing, node.registry);
             ApiProtection protection = ApiProtection.from(s);

@@ -122,6 +122,13 @@ public final class OrchestratorSettings {
             315_360_000_000L, WORKER, "how long consumed message ids are kept; must exceed the topics' retention"
                     + " (3 days), so a redelivery is always recognised");
 
+    public static final Setting<Integer> ORDER_SAGA_VERSION = integer("SAGA_ORDER_SAGA_VERSION", 1, 1, 1_000,
+            "version", ENGINE, "the orders saga's definition version new orders start on; an order keeps the version it"
+                    + " started on to its end (docs/design.md, \"A second version of a saga\")");
+    public static final Setting<Duration> VERSIONS_HEARTBEAT = millis("SAGA_VERSIONS_HEARTBEAT_MS", 10_000, 100,
+            3_600_000, ENGINE, "how often a process records the saga definition versions it has; silent for 3 of"
+                    + " these, they no longer let another process start (docs/decisions/0025)");
+
     /** The table, in the order the reference lists it. */
     public static final SettingsTable TABLE = SettingsTable.of("Saga engine, degraded mode and admission", List.of(
             PAYMENT_STEP_TIMEOUT, STEP_LEASE, PARK_RETRY, PENDING_TTL, RESUME_MAX_RATE, DEGRADED_MODE,
@@ -130,5 +137,6 @@ public final class OrchestratorSettings {
             RECONCILE_PERIOD, HOUSEKEEPING_PERIOD, COMPENSATION_STALL, STALLED_COMPENSATIONS_PERIOD, RETENTION_PERIOD,
             SAGA_RETENTION, AUDIT_RETENTION, FINDING_RETENTION, BATCH_RETENTION, IDEMPOTENCY_RETENTION, GAUGES_PERIOD,
             INCIDENT_GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
-            CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION, RELAY_IDLE_POLL, IDLE_BACKOFF));
+            CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION, RELAY_IDLE_POLL, IDLE_BACKOFF,
+            ORDER_SAGA_VERSION, VERSIONS_HEARTBEAT));
 }

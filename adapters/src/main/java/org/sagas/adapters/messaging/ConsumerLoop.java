@@ -92,15 +92,33 @@ public final class ConsumerLoop implements AutoCloseable {
     @FunctionalInterface
     public interface BatchHandler {
         /**
-         * @return the records that can never be processed, each with why; they go to the
-         *     dead-letter topic, the others counted as done
+         * @return the records not processed, each with why and its {@link Fate}: to the dead-letter
+         *     topic, or set aside for another process; the others counted as done
          * @throws RuntimeException when the batch failed as a whole and none of its effects stayed
          */
         List<Rejected> handle(List<ConsumerRecord<String, byte[]>> records);
     }
 
-    /** A record the handler cannot process, and why. */
-    public record Rejected(ConsumerRecord<String, byte[]> record, String reason) {}
+    /** A record the handler did not process, why, and what becomes of it. */
+    public record Rejected(ConsumerRecord<String, byte[]> record, String reason, Fate fate) {
+        /** A record that can never be processed: dead-lettered. */
+        public Rejected(ConsumerRecord<String, byte[]> record, String reason) {
+            this(record, reason, Fate.DEAD_LETTER);
+        }
+    }
+
+    /** What becomes of a record its handler did not process. */
+    public enum Fate {
+        /** No process can ever process it: to the dead-letter topic at once. */
+        DEAD_LETTER,
+        /**
+         * This process cannot, another can (a build with a saga version this one lacks): set aside and
+         * tried again with back-off for as long as it takes, never dead-lettered; the committed offset
+         * stays before it, so the process that reads its partition next (after a rebalance, a restart)
+         * reads it again.
+         */
+        LEFT_FOR_ANOTHER_PROCESS
+    }
 
     /** Told about each record before it goes to the dead-letter topic (e.g. to raise an incident). */
     @FunctionalInterface
@@ -301,7 +319,9 @@ public final class ConsumerLoop implements AutoCloseable {
             return;
         }
         for (Rejected r : rejected) {
-            if (!deadLetter(r.record(), r.reason())) {
+            if (r.fate() == Fate.LEFT_FOR_ANOTHER_PROCESS) {
+                waiting.add(r.record(), System.nanoTime(), r.reason());
+            } else if (!deadLetter(r.record(), r.reason())) {
                 waiting.add(r.record(), System.nanoTime(), "could not be dead-lettered: " + r.reason());
             }
         }
@@ -339,6 +359,13 @@ public final class ConsumerLoop implements AutoCloseable {
                     }
                 }
                 w.failedAgain(now, e.toString());
+                continue;
+            }
+            java.util.Optional<Rejected> left = rejected.stream()
+                    .filter(r -> r.fate() == Fate.LEFT_FOR_ANOTHER_PROCESS).findFirst();
+            if (left.isPresent()) {
+                // Still not this process's: it waits, backing off, with no bound (Fate).
+                w.failedAgain(now, left.get().reason());
                 continue;
             }
             waiting.remove(w);

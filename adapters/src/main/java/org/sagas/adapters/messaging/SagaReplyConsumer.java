@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Feeds replies (e.g. {@code payments.events}) to the saga engine, a batch at a time; a redelivered
  * reply finds its saga past the wait it answered and changes nothing. Key = saga id; a record without a usable one,
- * or for a saga that does not exist, is poison. A reply whose handling keeps failing is retried for
+ * or for a saga that does not exist, is poison. A reply to a saga of a definition version this
+ * process lacks is left for a process that has it ({@link ConsumerLoop.Fate#LEFT_FOR_ANOTHER_PROCESS}),
+ * logged with the order and counted in {@code saga_replies_left_for_other_versions_total}. A reply whose handling keeps failing is retried for
  * a bounded time while the others go on, then dead-lettered; either way a dead-lettered reply is the
  * {@link IncidentCause#POISON_REPLY} incident of its saga. While tracing is on, each reply is a
  * consumer span continuing the trace of its {@code traceparent} header, and the saga's transition
@@ -29,6 +31,7 @@ public final class SagaReplyConsumer implements AutoCloseable {
 
     private final SagaEngine engine;
     private final List<ConsumerLoop> loops;
+    private final io.micrometer.core.instrument.Counter leftForOthers;
     /** Set before {@link #start()}: the consumer threads see it through Thread.start. */
     private Tracing tracing = Tracing.off();
 
@@ -44,6 +47,10 @@ public final class SagaReplyConsumer implements AutoCloseable {
             ConsumerLoop.BatchGate beforeEachBatch, io.micrometer.core.instrument.MeterRegistry registry,
             java.time.Duration retryFor) {
         this.engine = engine;
+        this.leftForOthers = io.micrometer.core.instrument.Counter.builder("saga.replies.left.for.other.versions")
+                .description("Replies to sagas of a definition version this process lacks, set aside for a"
+                        + " process that has it (each time they were handed back)")
+                .tag("topic", topic).register(registry);
         this.loops = java.util.stream.IntStream.range(0, threads)
                 .mapToObj(i -> new ConsumerLoop(kafka, group, topic, this::handle, beforeEachBatch,
                         registry, retryFor, this::deadLettering)).toList();
@@ -108,6 +115,15 @@ public final class SagaReplyConsumer implements AutoCloseable {
             SagaEngine.Reply reply = replies.get(i);
             if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_SAGA) {
                 rejected.add(new ConsumerLoop.Rejected(accepted.get(i), "no saga " + reply.sagaId()));
+            } else if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_VERSION) {
+                // Neither done nor poison: a build that has its version applies it (docs/design.md,
+                // "A second version of a saga"); until then it waits here, unacknowledged.
+                leftForOthers.increment();
+                log.warn("reply {} for order {} left for a process that has its saga's definition version",
+                        reply.message().type(), reply.sagaId());
+                rejected.add(new ConsumerLoop.Rejected(accepted.get(i), "saga " + reply.sagaId()
+                        + " runs a definition version this process lacks",
+                        ConsumerLoop.Fate.LEFT_FOR_ANOTHER_PROCESS));
             }
             log.debug("reply {} {} for saga {}: {}", reply.message().type(), reply.message().messageId(),
                     reply.sagaId(), outcomes.get(i));

@@ -149,9 +149,11 @@ public final class PaymentWorker implements AutoCloseable {
      * or reply consumer between (docs/decisions/0019). A crash before that commit leaves the commands
      * unacknowledged: redelivered, they ask the provider again under the same keys and get the same
      * answers. These replies do not appear on {@code payments.events}. While tracing is on, each is
-     * applied inside a span of its command's trace, as the reply consumer would.
+     * applied inside a span of its command's trace, as the reply consumer would. A reply to a saga of
+     * a definition version this engine lacks goes to {@code elsewhere} (the outbox): on {@code
+     * payments.events} the process that has it takes it (docs/design.md, "A second version of a saga").
      */
-    public static ReplySink toEngine(SagaEngine engine, Tracing tracing) {
+    public static ReplySink toEngine(SagaEngine engine, Tracing tracing, ReplySink elsewhere) {
         return (out, traceOf) -> {
             List<Span> spans = new ArrayList<>();
             List<SagaEngine.Reply> handed = new ArrayList<>();
@@ -174,10 +176,16 @@ public final class PaymentWorker implements AutoCloseable {
                 spans.forEach(Span::end);
             }
             List<OutgoingMessage> untaken = new ArrayList<>();
+            List<OutgoingMessage> otherVersions = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_SAGA) {
                     untaken.add(out.get(i));
+                } else if (outcomes.get(i) == SagaEngine.ReplyOutcome.UNKNOWN_VERSION) {
+                    otherVersions.add(out.get(i));
                 }
+            }
+            if (!otherVersions.isEmpty()) {
+                untaken.addAll(elsewhere.deliver(otherVersions, traceOf));
             }
             return untaken;
         };

@@ -168,6 +168,63 @@ class ConsumerLoopIT {
         }
     }
 
+    @Test
+    void shouldKeepARecordLeftForAnotherProcessPastTheRetryBoundWithoutDeadLetteringOrCommittingPastIt(
+            TestInfra infra) throws Exception {
+        // Given five records in one partition, the second for a saga version this process lacks for now
+        String topic = infra.createTopic(infra.topic("versions"), 1);
+        infra.createTopic(Topics.deadLetter(topic), 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>(topic, i == 1 ? "v2" : "order-" + i, "reply " + i)).get();
+            }
+        }
+        java.util.concurrent.atomic.AtomicBoolean hasVersion = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger handedBack = new AtomicInteger();
+        List<String> effects = new CopyOnWriteArrayList<>();
+        List<String> toldAbout = new CopyOnWriteArrayList<>();
+        String group = "versions-" + UUID.randomUUID();
+        ConsumerLoop.BatchHandler handler = records -> {
+            List<ConsumerLoop.Rejected> left = new ArrayList<>();
+            for (ConsumerRecord<String, byte[]> r : records) {
+                if (r.key().equals("v2") && !hasVersion.get()) {
+                    handedBack.incrementAndGet();
+                    left.add(new ConsumerLoop.Rejected(r, "not this version",
+                            ConsumerLoop.Fate.LEFT_FOR_ANOTHER_PROCESS));
+                } else {
+                    effects.add(r.key());
+                }
+            }
+            return left;
+        };
+        Duration retryFor = Duration.ofSeconds(1);
+        long started = System.nanoTime();
+
+        // When the loop consumes them, retrying a failing record for 1 s
+        try (ConsumerLoop loop = new ConsumerLoop(KafkaConnection.plaintext(infra.bootstrapServers()), group, topic,
+                handler, ConsumerLoop.BatchGate.NONE, new SimpleMeterRegistry(), retryFor,
+                (record, reason) -> toldAbout.add(record.key())).start()) {
+            // Then the others take effect, and the left one is handed back well past the bound, never
+            // dead-lettered, the group's offset held before it
+            await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == 4 && handedBack.get() >= 5);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(retryFor);
+            assertThat(toldAbout).isEmpty();
+            assertThat(committedTotal(infra.bootstrapServers(), group, topic)).isLessThanOrEqualTo(1);
+
+            // When the process has the version (as a newer process reading the partition would)
+            hasVersion.set(true);
+
+            // Then it takes effect once and the offsets move past it
+            await().atMost(Duration.ofSeconds(30)).until(() -> effects.contains("v2"));
+            assertThat(effects).containsOnlyOnce("v2");
+            await().atMost(Duration.ofSeconds(10)).until(() -> committedTotal(infra.bootstrapServers(), group, topic)
+                    == 5);
+            assertThat(toldAbout).isEmpty();
+        }
+    }
+
     private static long committedTotal(String bootstrap, String group, String topic) {
         try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
                 org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {

@@ -258,7 +258,7 @@ public final class WarmUp implements AutoCloseable {
                     ResilientDependency.create(patient, ResilienceListener.NONE), scratch, true),
                     target.paymentTimeout());
             this.engine = new SagaEngine(jdbi, clock, target.timings(), () -> { }).register(saga);
-            this.service = new OrderService(engine, saga, new IdempotencyStore(jdbi, target.idempotencyRetention()),
+            this.service = new OrderService(engine, new IdempotencyStore(jdbi, target.idempotencyRetention()),
                     new OrderStore(jdbi), clock, target.answerReserveMillis());
         }
 

@@ -108,7 +108,8 @@ final class SagaActions {
                 case DUPLICATE -> new ActionResult.AlreadyApplied(now);
                 case NOT_AWAITED -> new ActionResult.Conflict(now, "the payment's answer arrived first; the order is "
                         + now.status());
-                case UNKNOWN_SAGA -> new ActionResult.NotFound(orderId);
+                // A version this process lacks: another build settles it (docs/design.md, "A second version of a saga").
+                case UNKNOWN_SAGA, UNKNOWN_VERSION -> new ActionResult.NotFound(orderId);
             };
             if (reply == SagaEngine.ReplyOutcome.APPLIED) {
                 jdbi.useHandle(h -> clearIncident(h, orderId));

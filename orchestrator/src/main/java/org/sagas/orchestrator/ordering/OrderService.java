@@ -60,7 +60,6 @@ public final class OrderService {
     }
 
     private final SagaEngine engine;
-    private final OrderSaga saga;
     private final IdempotencyStore keys;
     private final OrderStore orders;
     private final Clock clock;
@@ -72,16 +71,16 @@ public final class OrderService {
      * @param answerReserveMillis the end of each request's budget kept for storing its answer (the
      *     fallback to PENDING_CONFIRMATION included): the inventory call gets the budget less this
      */
-    public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
+    public OrderService(SagaEngine engine, IdempotencyStore keys, OrderStore orders, Clock clock,
             long answerReserveMillis) {
-        this(engine, saga, keys, orders, clock, answerReserveMillis, Tracing.off(), new SimpleMeterRegistry());
+        this(engine, keys, orders, clock, answerReserveMillis, Tracing.off(), new SimpleMeterRegistry());
     }
 
     /**
      * @param tracing the edge traces each submission with it ({@link #tracing()})
      * @param registry where {@code saga_submissions_withdrawn_total} is counted
      */
-    public OrderService(SagaEngine engine, OrderSaga saga, IdempotencyStore keys, OrderStore orders, Clock clock,
+    public OrderService(SagaEngine engine, IdempotencyStore keys, OrderStore orders, Clock clock,
             long answerReserveMillis, Tracing tracing, MeterRegistry registry) {
         this.tracing = tracing;
         this.withdrawals = Counter.builder("saga.submissions.withdrawn")
@@ -89,7 +88,6 @@ public final class OrderService {
                         + " for the product's own want of capacity (answered 503)")
                 .register(registry);
         this.engine = engine;
-        this.saga = saga;
         this.keys = keys;
         this.orders = orders;
         this.clock = clock;
@@ -138,7 +136,7 @@ public final class OrderService {
         SagaInstance<OrderData> started;
         try {
             // The order is its saga's row (the orders view): claiming the key is all there is besides.
-            started = engine.start(saga, orderId, data, h -> {
+            started = engine.start(engine.starting(OrderSaga.TYPE, OrderData.class), orderId, data, h -> {
                 if (!keys.claim(h, scope, idempotencyKey, hash, orderId, now)) {
                     throw new KeyTaken();
                 }
@@ -149,7 +147,7 @@ public final class OrderService {
         SubmitResult[] answer = new SubmitResult[1];
         long callDeadline = deadlineEpochMillis - answerReserveMillis;
         try {
-            engine.advance(saga, started, callDeadline, (h, t) -> {
+            engine.advance(started, callDeadline, (h, t) -> {
                 if (answer[0] == null && OrderSaga.resolvesSubmission(t)) {
                     answer[0] = OrderSaga.answerFor(t);
                 }

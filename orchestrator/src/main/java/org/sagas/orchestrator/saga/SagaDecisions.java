@@ -19,7 +19,7 @@ public final class SagaDecisions {
     public static <D> Transition<D> beginTransition(SagaDefinition<D> def, UUID id, D data, Instant now,
             SagaTimings timings) {
         SagaStep<D> first = def.step(0);
-        SagaInstance<D> blank = new SagaInstance<>(id, def.type(), SagaStatus.RUNNING, 0, first.name(), "NEW", -1,
+        SagaInstance<D> blank = new SagaInstance<>(id, SagaVersion.of(def), SagaStatus.RUNNING, 0, first.name(), "NEW", -1,
                 data, null, null, 0, null, null, null, now, 0, 0, null, null);
         return enter(def, blank, 0, data, now, timings, new ArrayList<>());
     }

@@ -13,6 +13,15 @@ public interface SagaDefinition<D> {
     /** Lower-case type name, stored in {@code saga_instance.saga_type}. */
     String type();
 
+    /**
+     * This definition's version, stored in {@code saga_instance.definition_version}: an instance
+     * runs the version it started on to its end (docs/design.md, "A second version of a saga").
+     * A change to the steps or compensations of a type is a new version, registered beside the old.
+     */
+    default int version() {
+        return 1;
+    }
+
     /** The data's class; the engine stores it as JSON. */
     Class<D> dataType();
 

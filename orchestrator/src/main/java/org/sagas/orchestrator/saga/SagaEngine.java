@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
@@ -36,16 +35,19 @@ public final class SagaEngine {
 
     /**
      * What became of a consumed reply. {@code DUPLICATE}: its message id was in the inbox (only for
-     * {@link #handleReply}); a redelivery to {@link #handleReplies} is {@code NOT_AWAITED}.
+     * {@link #handleReply}); a redelivery to {@link #handleReplies} is {@code NOT_AWAITED}. {@code
+     * UNKNOWN_VERSION}: the saga exists but runs a definition version this engine does not have; nothing
+     * was read or written, and the reply is for a process that has it (docs/design.md, "A second
+     * version of a saga").
      */
-    public enum ReplyOutcome { APPLIED, DUPLICATE, UNKNOWN_SAGA, NOT_AWAITED }
+    public enum ReplyOutcome { APPLIED, DUPLICATE, UNKNOWN_SAGA, NOT_AWAITED, UNKNOWN_VERSION }
 
     private final Jdbi jdbi;
     private final Clock clock;
     private final SagaTimings timings;
     private final Runnable afterOutboxWrite;
     private final Tracing tracing;
-    private final Map<String, SagaDefinition<?>> definitions = new ConcurrentHashMap<>();
+    private volatile SagaRegistry registry = SagaRegistry.empty();
     private final List<Consumer<SagaInstance<?>>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<BiConsumer<UUID, IncidentCause>> incidentListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -69,9 +71,39 @@ public final class SagaEngine {
         this.tracing = tracing;
     }
 
-    public <D> SagaEngine register(SagaDefinition<D> definition) {
-        definitions.put(definition.type(), definition);
+    /**
+     * Adds a version of a definition; several versions of one type run side by side, each instance
+     * on its own ({@link SagaRegistry#with}).
+     */
+    public synchronized <D> SagaEngine register(SagaDefinition<D> definition) {
+        registry = registry.with(definition);
         return this;
+    }
+
+    /** Starts new instances of {@code type} on {@code version} (registered already; {@link SagaRegistry#startingOn}). */
+    public synchronized SagaEngine startOn(String type, int version) {
+        registry = registry.startingOn(type, version);
+        return this;
+    }
+
+    /** The definitions this engine runs, and the version each type starts on. */
+    public SagaRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * The definition new instances of {@code type} start on ({@link #startOn}).
+     *
+     * @throws SagaException when no version of {@code type} is registered, or it reads another class
+     */
+    @SuppressWarnings("unchecked")
+    public <D> SagaDefinition<D> starting(String type, Class<D> dataType) {
+        SagaDefinition<?> def = registry.starting(type);
+        if (def.dataType() != dataType) {
+            throw new SagaException("saga " + SagaVersion.of(def) + " reads " + def.dataType().getName() + ", not "
+                    + dataType.getName());
+        }
+        return (SagaDefinition<D>) def;
     }
 
     /** Called after every committed transition (metrics, tests). */
@@ -85,9 +117,15 @@ public final class SagaEngine {
 
     /**
      * Creates an instance at its first step in one transaction with {@code alsoInTransaction}
-     * (e.g. the order row and its idempotency record). Does not run the step: call {@link #advance}.
+     * (e.g. the order row and its idempotency record), on {@code def}'s version ({@link #starting}
+     * names the default one). Does not run the step: call {@link #advance}.
+     *
+     * @throws SagaException when {@code def} is not registered with this engine
      */
     public <D> SagaInstance<D> start(SagaDefinition<D> def, UUID id, D data, Consumer<Handle> alsoInTransaction) {
+        if (registry.find(SagaVersion.of(def)).orElse(null) != def) {
+            throw new SagaException("saga " + SagaVersion.of(def) + " is not registered with this engine");
+        }
         Transition<D> t = SagaDecisions.beginTransition(def, id, data, clock.instant(), timings);
         jdbi.useTransaction(h -> {
             alsoInTransaction.accept(h);
@@ -100,27 +138,28 @@ public final class SagaEngine {
 
     /**
      * Runs the instance's synchronous steps (or compensations) one after the other until the saga
-     * waits (for a reply, a dependency) or ends. Each step's outcome commits on its own.
+     * waits (for a reply, a dependency) or ends, with the definition of the version it runs. Each
+     * step's outcome commits on its own.
      *
      * @throws ConcurrentSagaUpdate when another runner moved the instance meanwhile
      */
-    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis) {
-        return advance(def, instance, deadlineEpochMillis, (h, t) -> {});
+    public <D> SagaInstance<D> advance(SagaInstance<D> instance, long deadlineEpochMillis) {
+        return advance(instance, deadlineEpochMillis, (h, t) -> {});
     }
 
     /**
-     * As {@link #advance(SagaDefinition, SagaInstance, long)}, running {@code inEachTransaction}
+     * As {@link #advance(SagaInstance, long)}, running {@code inEachTransaction}
      * inside the transaction of each transition it commits (e.g. to learn the first one's outcome).
      * A step that throws is a {@link StepResult.Failed}: tried again after a back-off, a bounded
      * number of times ({@link SagaTimings#stepRetries()}), then an incident; it never escapes here.
      */
-    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
+    public <D> SagaInstance<D> advance(SagaInstance<D> instance, long deadlineEpochMillis,
             BiConsumer<Handle, Transition<D>> inEachTransaction) {
-        return advance(def, instance, deadlineEpochMillis, inEachTransaction, null);
+        return advance(instance, deadlineEpochMillis, inEachTransaction, null);
     }
 
     /**
-     * As {@link #advance(SagaDefinition, SagaInstance, long, BiConsumer)} for the request that has just
+     * As {@link #advance(SagaInstance, long, BiConsumer)} for the request that has just
      * {@linkplain #start started} the instance: if its first step comes back {@linkplain
      * StepResult.Unavailable#untried untried} (nothing was sent, for the product's own want of
      * capacity), the instance is deleted with its history, and {@code withdrawal} run, in one
@@ -129,8 +168,9 @@ public final class SagaEngine {
      * @param withdrawal what else goes with the instance (its idempotency key); null never withdraws
      * @throws SagaWithdrawn when it was withdrawn
      */
-    public <D> SagaInstance<D> advance(SagaDefinition<D> def, SagaInstance<D> instance, long deadlineEpochMillis,
+    public <D> SagaInstance<D> advance(SagaInstance<D> instance, long deadlineEpochMillis,
             BiConsumer<Handle, Transition<D>> inEachTransaction, Consumer<Handle> withdrawal) {
+        SagaDefinition<D> def = definitionOf(instance);
         SagaInstance<D> current = instance;
         while (isRunnable(current)) {
             SagaStep<D> step = def.step(current.stepIndex());
@@ -219,17 +259,23 @@ public final class SagaEngine {
             Set<UUID> fresh = inboxConsumer == null ? null : Inbox.firstDeliveries(h, inboxConsumer,
                     replies.stream().map(r -> r.message().messageId()).toList());
             Map<UUID, SagaInstance<?>> current = new HashMap<>();
-            for (SagaStore.Row row : SagaStore.lockAll(h, replies.stream().map(Reply::sagaId).distinct().toList())) {
-                current.put(row.id(), read(definition(row.type()), row));
+            List<UUID> ids = replies.stream().map(Reply::sagaId).distinct().toList();
+            for (SagaStore.Row row : SagaStore.lockAll(h, ids, registry.known())) {
+                current.put(row.id(), read(definition(row.definition()), row));
             }
+            // Not locked: unknown, or of a version this engine lacks (it never locks one of those).
+            Set<UUID> otherVersions = current.size() == ids.size() ? Set.of() : SagaStore.existing(h,
+                    ids.stream().filter(id -> !current.containsKey(id)).toList());
             List<Applied<?>> list = new ArrayList<>();
             for (Reply reply : replies) {
                 SagaInstance<?> instance = current.get(reply.sagaId());
                 Applied<?> applied;
                 try (Scope trace = inTrace(reply.trace()); LogContext logged = LogContext.of(reply.sagaId())) {
                     applied = fresh != null && !fresh.remove(reply.message().messageId())
-                            ? new Applied<>(ReplyOutcome.DUPLICATE, null, null)
-                            : instance == null ? new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null, null)
+                            ? new Applied<>(ReplyOutcome.DUPLICATE, null)
+                            : otherVersions.contains(reply.sagaId())
+                                    ? new Applied<>(ReplyOutcome.UNKNOWN_VERSION, null)
+                            : instance == null ? new Applied<>(ReplyOutcome.UNKNOWN_SAGA, null)
                             : applyReply(h, instance, reply.message());
                 }
                 if (applied.transition() != null) {
@@ -284,9 +330,9 @@ public final class SagaEngine {
         Instant lease = now.plus(timings.lease());
         List<Claimed> claimed = jdbi.inTransaction(h -> {
             List<Claimed> list = new ArrayList<>();
-            for (SagaStore.Row row : SagaStore.lockDue(h, now, limit, skipParkedOn, onlyParkedOn)) {
+            for (SagaStore.Row row : SagaStore.lockDue(h, now, limit, skipParkedOn, onlyParkedOn, registry.known())) {
                 SagaStore.claim(h, row.id(), row.version(), lease);
-                list.add(new Claimed(claimedInstance(definition(row.type()), row, lease), row.traceparent()));
+                list.add(new Claimed(claimedInstance(definition(row.definition()), row, lease), row.traceparent()));
             }
             return list;
         });
@@ -308,8 +354,8 @@ public final class SagaEngine {
      * @return how many sagas became due
      */
     public int makeDue(String dependency) {
-        return jdbi.withHandle(h -> h.createUpdate("UPDATE saga_instance SET next_attempt_at = :now"
-                        + " WHERE parked_on = :dependency AND next_attempt_at > :now")
+        return jdbi.withHandle(h -> SagaStore.known(h.createUpdate("UPDATE saga_instance SET next_attempt_at = :now"
+                        + " WHERE parked_on = :dependency AND next_attempt_at > :now" + SagaStore.KNOWN), registry.known())
                 .bind("dependency", dependency).bind("now", java.sql.Timestamp.from(clock.instant())).execute());
     }
 
@@ -321,11 +367,11 @@ public final class SagaEngine {
      */
     public Optional<SagaInstance<?>> resendCommand(UUID id, String why) {
         Optional<Transition<?>> done = jdbi.inTransaction(h -> {
-            List<SagaStore.Row> rows = SagaStore.lockAll(h, List.of(id));
+            List<SagaStore.Row> rows = SagaStore.lockAll(h, List.of(id), registry.known());
             if (rows.isEmpty() || rows.get(0).status() != SagaStatus.AWAITING_REPLY) {
                 return Optional.empty();
             }
-            return Optional.of(resend(h, definition(rows.get(0).type()), rows.get(0), why));
+            return Optional.of(resend(h, definition(rows.get(0).definition()), rows.get(0), why));
         });
         done.ifPresent(this::committed);
         return done.map(Transition::after);
@@ -361,9 +407,10 @@ public final class SagaEngine {
      * with no incident yet. They are still retried; the incident tells an operator. Returns how many.
      */
     public int flagStalledCompensations(Duration stalledAfter, int limit) {
-        List<Map<String, Object>> stalled = jdbi.withHandle(h -> h.createQuery("SELECT saga_id, parked_on,"
-                        + " park_count FROM saga_instance WHERE status = 'COMPENSATING' AND parked_on IS NOT NULL"
-                        + " AND incident_cause IS NULL AND label_at < :before ORDER BY label_at LIMIT :limit")
+        List<Map<String, Object>> stalled = jdbi.withHandle(h -> SagaStore.known(h.createQuery("SELECT saga_id,"
+                        + " parked_on, park_count FROM saga_instance WHERE status = 'COMPENSATING' AND parked_on IS NOT"
+                        + " NULL AND incident_cause IS NULL AND label_at < :before" + SagaStore.KNOWN
+                        + " ORDER BY label_at LIMIT :limit"), registry.known())
                 .bind("before", java.sql.Timestamp.from(clock.instant().minus(stalledAfter)))
                 .bind("limit", limit).mapToMap().list());
         int raised = 0;
@@ -386,8 +433,8 @@ public final class SagaEngine {
     public int timeOutSteps(int limit) {
         List<Transition<?>> done = jdbi.inTransaction(h -> {
             List<Transition<?>> list = new ArrayList<>();
-            for (SagaStore.Row row : SagaStore.lockTimedOut(h, clock.instant(), limit)) {
-                list.add(timeOut(h, definition(row.type()), row));
+            for (SagaStore.Row row : SagaStore.lockTimedOut(h, clock.instant(), limit, registry.known())) {
+                list.add(timeOut(h, definition(row.definition()), row));
             }
             return list;
         });
@@ -399,8 +446,8 @@ public final class SagaEngine {
     public int expireParked(int limit) {
         List<Applied<?>> done = jdbi.inTransaction(h -> {
             List<Applied<?>> list = new ArrayList<>();
-            for (SagaStore.Row row : SagaStore.lockExpired(h, clock.instant(), limit)) {
-                list.add(expire(h, definition(row.type()), row));
+            for (SagaStore.Row row : SagaStore.lockExpired(h, clock.instant(), limit, registry.known())) {
+                list.add(expire(h, definition(row.definition()), row));
             }
             return list;
         });
@@ -417,7 +464,8 @@ public final class SagaEngine {
      * in the same transaction; it gets the saga as written), then runs at once whatever became runnable — a retried step, the
      * first compensation of a cancel. A saga moved by someone else between the read and the write
      * is a {@link OperatorOutcome.Conflict}, nothing written. Safe against runners and replies in
-     * any process: the version check decides who wins.
+     * any process: the version check decides who wins. A saga of a definition version this engine
+     * lacks is {@link OperatorOutcome.NotFound} here: nothing read as its data, nothing written.
      *
      * @param reason the history row's reason
      * @param endReason for {@link OperatorCommand#CANCEL}: what the end says to customers
@@ -425,7 +473,7 @@ public final class SagaEngine {
      */
     public OperatorOutcome operate(UUID id, OperatorCommand command, String reason, String endReason,
             long stepBudgetMillis, BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
-        Optional<SagaInstance<?>> found = find(id);
+        Optional<SagaInstance<?>> found = findKnown(id);
         if (found.isEmpty()) {
             return new OperatorOutcome.NotFound(id);
         }
@@ -438,8 +486,7 @@ public final class SagaEngine {
         if (refusal.isPresent()) {
             return new OperatorOutcome.Refused(inst, refusal.get());
         }
-        @SuppressWarnings("unchecked")
-        SagaDefinition<D> def = (SagaDefinition<D>) definition(inst.type());
+        SagaDefinition<D> def = definitionOf(inst);
         Instant now = clock.instant();
         Transition<D> t = command == OperatorCommand.RETRY ? SagaDecisions.retry(def, inst, reason, now, timings)
                 : SagaDecisions.cancel(def, inst, reason, endReason, now, timings);
@@ -455,7 +502,7 @@ public final class SagaEngine {
         SagaInstance<D> after = t.after();
         if (isRunnable(after) && def.step(after.stepIndex()) instanceof SagaStep.Sync) {
             try {
-                after = advance(def, after, clock.millis() + stepBudgetMillis);
+                after = advance(after, clock.millis() + stepBudgetMillis);
             } catch (ConcurrentSagaUpdate e) {
                 log.info("saga {} moved on elsewhere after an operator's {}: {}", inst.id(), command, e.getMessage());
             } catch (RuntimeException e) {
@@ -479,26 +526,35 @@ public final class SagaEngine {
         });
     }
 
-    /** The instance as stored now, if any. */
+    /**
+     * The instance as stored now, if any.
+     *
+     * @throws UnknownSagaVersion when it runs a definition version this engine does not have
+     */
     public Optional<SagaInstance<?>> find(UUID id) {
-        return jdbi.withHandle(h -> SagaStore.find(h, id).map(row -> read(definition(row.type()), row)));
+        return jdbi.withHandle(h -> SagaStore.find(h, id).map(row -> read(definition(row.definition()), row)));
     }
 
-    private record Applied<D>(ReplyOutcome outcome, SagaDefinition<D> def, Transition<D> transition) {}
+    /** The instance as stored now, if it exists and this engine has its definition version. */
+    private Optional<SagaInstance<?>> findKnown(UUID id) {
+        return jdbi.withHandle(h -> SagaStore.find(h, id).filter(row -> registry.find(row.definition()).isPresent())
+                .map(row -> read(definition(row.definition()), row)));
+    }
+
+    private record Applied<D>(ReplyOutcome outcome, Transition<D> transition) {}
 
     private <D> Applied<D> applyReply(Handle h, SagaInstance<D> instance, IncomingMessage message) {
-        @SuppressWarnings("unchecked")
-        SagaDefinition<D> def = (SagaDefinition<D>) definition(instance.type());
+        SagaDefinition<D> def = definitionOf(instance);
         if (instance.status() != SagaStatus.AWAITING_REPLY
                 || !(def.step(instance.stepIndex()) instanceof SagaStep.Async<D> async)) {
             log.warn("saga {} got {} while {} at {}: ignored", instance.id(), message.type(), instance.status(),
                     instance.step());
-            return new Applied<>(ReplyOutcome.NOT_AWAITED, def, null);
+            return new Applied<>(ReplyOutcome.NOT_AWAITED, null);
         }
         StepResult<D> result = async.onReply().apply(instance.data(), message);
         if (result == null) {
             log.warn("saga {} at {} got unexpected {}: ignored", instance.id(), instance.step(), message.type());
-            return new Applied<>(ReplyOutcome.NOT_AWAITED, def, null);
+            return new Applied<>(ReplyOutcome.NOT_AWAITED, null);
         }
         Transition<D> t = SagaDecisions.afterReply(def, instance, result, clock.instant(), timings);
         write(h, def, t);
@@ -506,7 +562,7 @@ public final class SagaEngine {
             // On the reply consumer's span: the trace shows where the reply took the saga.
             Span.current().setAttribute("saga.status", t.after().label());
         }
-        return new Applied<>(ReplyOutcome.APPLIED, def, t);
+        return new Applied<>(ReplyOutcome.APPLIED, t);
     }
 
     private <D> Transition<D> timeOut(Handle h, SagaDefinition<D> def, SagaStore.Row row) {
@@ -521,13 +577,13 @@ public final class SagaEngine {
         write(h, def, t);
         log.warn("saga {} expired after waiting on {} since {}; now {}", row.id(), row.parkedOn(), row.createdAt(),
                 t.after().label());
-        return new Applied<>(ReplyOutcome.APPLIED, def, t);
+        return new Applied<>(ReplyOutcome.APPLIED, t);
     }
 
     private <D> void resumeInline(Applied<D> applied) {
         if (applied.transition().runsOn()) {
             try {
-                advance(applied.def(), applied.transition().after(), clock.millis() + 2_000);
+                advance(applied.transition().after(), clock.millis() + 2_000);
             } catch (ConcurrentSagaUpdate e) {
                 log.info("saga {} moved on elsewhere: {}", applied.transition().after().id(), e.getMessage());
             }
@@ -560,10 +616,8 @@ public final class SagaEngine {
     }
 
     private <D> void runClaimed(SagaInstance<D> instance, long deadline) {
-        @SuppressWarnings("unchecked")
-        SagaDefinition<D> def = (SagaDefinition<D>) definition(instance.type());
         try {
-            SagaInstance<D> after = advance(def, instance, deadline);
+            SagaInstance<D> after = advance(instance, deadline);
             if (tracing.on()) {
                 Span.current().setAttribute("saga.status", after.label());
             }
@@ -608,11 +662,13 @@ public final class SagaEngine {
                 || s.status() == SagaStatus.COMPENSATING;
     }
 
-    private SagaDefinition<?> definition(String type) {
-        SagaDefinition<?> def = definitions.get(type);
-        if (def == null) {
-            throw new SagaException("no saga definition registered for type " + type);
-        }
-        return def;
+    /** The definition of the version {@code instance} runs: every move of an instance is decided by it. */
+    @SuppressWarnings("unchecked")
+    private <D> SagaDefinition<D> definitionOf(SagaInstance<D> instance) {
+        return (SagaDefinition<D>) definition(instance.definition());
+    }
+
+    private SagaDefinition<?> definition(SagaVersion version) {
+        return registry.find(version).orElseThrow(() -> new UnknownSagaVersion(version));
     }
 }

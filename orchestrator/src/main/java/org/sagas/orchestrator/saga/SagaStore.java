@@ -17,7 +17,7 @@ import org.sagas.orchestrator.tracing.Traceparent;
 
 /** Reads and writes saga instances, their history and their outbox rows. Stateless, thread-safe. */
 final class SagaStore {
-    private static final String COLUMNS = "saga_id, saga_type, status, step, label, version, data::text AS data,"
+    private static final String COLUMNS = "saga_id, saga_type, definition_version, status, step, label, version, data::text AS data,"
             + " parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at, created_at,"
             + " completed_steps, step_retries, cause_code, cause_detail, incident_cause, incident_detail, incident_at,"
             + " traceparent";
@@ -26,13 +26,13 @@ final class SagaStore {
      * A row as stored, before its data is read with the definition's type; {@code traceparent} is
      * the trace that created the saga (null when it was not traced).
      */
-    record Row(UUID id, String type, SagaStatus status, String step, String label, int version, String data,
+    record Row(UUID id, SagaVersion definition, SagaStatus status, String step, String label, int version, String data,
             String parkedOn, String parkReason, int parkCount, Instant nextAttemptAt, Instant stepDeadlineAt,
             Instant expiresAt, Instant createdAt, int completedSteps, int stepRetries, Reason cause,
             Incident incident, String traceparent) {
 
         <D> SagaInstance<D> as(SagaDefinition<D> def) {
-            return new SagaInstance<>(id, type, status, def.indexOf(step), step, label, version,
+            return new SagaInstance<>(id, definition, status, def.indexOf(step), step, label, version,
                     Json.read(data, def.dataType()), parkedOn, parkReason, parkCount, nextAttemptAt, stepDeadlineAt,
                     expiresAt, createdAt, completedSteps, stepRetries, cause, incident);
         }
@@ -48,13 +48,14 @@ final class SagaStore {
         SagaInstance<D> s = t.after();
         // One round trip for the instance and its first history row. The trace that creates the saga
         // (null while tracing is off) is kept, so a later resume can link to it.
-        h.createUpdate("WITH created AS (INSERT INTO saga_instance (saga_id, saga_type, status, step, label, version,"
-                        + " data, parked_on, park_reason, park_count, next_attempt_at, step_deadline_at, expires_at,"
-                        + " created_at, completed_steps, step_retries, traceparent) VALUES (:id, :type, :status, :step,"
-                        + " :label, :version, CAST(:data AS jsonb), :parkedOn, :parkReason, :parkCount, :next,"
+        h.createUpdate("WITH created AS (INSERT INTO saga_instance (saga_id, saga_type, definition_version, status,"
+                        + " step, label, version, data, parked_on, park_reason, park_count, next_attempt_at,"
+                        + " step_deadline_at, expires_at, created_at, completed_steps, step_retries, traceparent)"
+                        + " VALUES (:id, :type, :definitionVersion, :status, :step, :label, :version, CAST(:data AS jsonb), :parkedOn, :parkReason, :parkCount, :next,"
                         + " :stepDeadline, :expires, :created, :completed, :retries, :traceparent) RETURNING saga_id) "
                         + HISTORY + " FROM created")
-                .bind("id", s.id()).bind("type", s.type()).bind("created", ts(s.createdAt()))
+                .bind("id", s.id()).bind("type", s.type()).bind("definitionVersion", s.definition().version())
+                .bind("created", ts(s.createdAt()))
                 .bind("traceparent", Traceparent.current())
                 .bindMap(reason(t.reason())).bindMap(values(s)).execute();
         OutboxWriter.append(h, outgoing(t, events), s.id().toString());
@@ -139,37 +140,65 @@ final class SagaStore {
                 .bind("id", id).map(SagaStore::row).findOne();
     }
 
-    /** Locks the instances among {@code ids} that exist, in id order (no deadlock between lockers of many). */
-    static List<Row> lockAll(Handle h, List<UUID> ids) {
-        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE saga_id = ANY(CAST(:ids AS uuid[]))"
-                        + " ORDER BY saga_id FOR UPDATE")
+    /**
+     * Locks the instances among {@code ids} that exist and run a version in {@code known}, in id order
+     * (no deadlock between lockers of many). An instance of another version is never locked.
+     */
+    static List<Row> lockAll(Handle h, List<UUID> ids, Set<SagaVersion> known) {
+        return known(h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE saga_id = ANY(CAST(:ids AS uuid[]))"
+                        + KNOWN + " ORDER BY saga_id FOR UPDATE"), known)
                 .bindArray("ids", String.class, ids.stream().map(UUID::toString).toArray())
                 .map(SagaStore::row).list();
+    }
+
+    /** Those of {@code ids} that exist, whatever version they run (without a lock). */
+    static Set<UUID> existing(Handle h, List<UUID> ids) {
+        return h.createQuery("SELECT saga_id FROM saga_instance WHERE saga_id = ANY(CAST(:ids AS uuid[]))")
+                .bindArray("ids", String.class, ids.stream().map(UUID::toString).toArray())
+                .mapTo(UUID.class).set();
+    }
+
+    /**
+     * Keeps a statement to the instances whose (type, version) is one of {@code :knownTypes} and
+     * {@code :knownVersions} taken pairwise ({@link #known}): those this engine has a definition for.
+     * Every claim of work filters with it, so a process never locks an instance it cannot run.
+     */
+    static final String KNOWN = " AND (saga_type, definition_version) IN (SELECT * FROM"
+            + " unnest(CAST(:knownTypes AS text[]), CAST(:knownVersions AS int[])))";
+
+    /** Binds {@link #KNOWN}'s arrays to {@code known}. */
+    static <Q extends org.jdbi.v3.core.statement.SqlStatement<Q>> Q known(Q statement, Set<SagaVersion> known) {
+        List<SagaVersion> pairs = List.copyOf(known);
+        return statement.bindArray("knownTypes", String.class, pairs.stream().map(SagaVersion::type).toArray())
+                .bindArray("knownVersions", Integer.class, pairs.stream().map(SagaVersion::version).toArray());
     }
 
     /**
      * Locks up to {@code limit} instances whose current step is due, oldest first, skipping rows
      * another runner holds. {@code skipParkedOn} leaves out sagas parked on those dependencies.
      */
-    static List<Row> lockDue(Handle h, Instant now, int limit, Set<String> skipParkedOn, String onlyParkedOn) {
-        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE next_attempt_at <= :now"
+    static List<Row> lockDue(Handle h, Instant now, int limit, Set<String> skipParkedOn, String onlyParkedOn,
+            Set<SagaVersion> known) {
+        return known(h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE next_attempt_at <= :now"
                         + " AND status IN ('RUNNING', 'PARKED', 'COMPENSATING')"
                         + " AND (parked_on IS NULL OR NOT (parked_on = ANY(:skip)))"
-                        + (onlyParkedOn != null ? " AND parked_on = :only" : "")
-                        + " ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED")
+                        + (onlyParkedOn != null ? " AND parked_on = :only" : "") + KNOWN
+                        + " ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED"), known)
                 .bind("now", ts(now)).bind("limit", limit).bindArray("skip", String.class, skipParkedOn.toArray())
                 .bind("only", onlyParkedOn).map(SagaStore::row).list();
     }
 
-    static List<Row> lockTimedOut(Handle h, Instant now, int limit) {
-        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE step_deadline_at <= :now"
-                        + " AND status = 'AWAITING_REPLY' ORDER BY step_deadline_at LIMIT :limit FOR UPDATE SKIP LOCKED")
+    static List<Row> lockTimedOut(Handle h, Instant now, int limit, Set<SagaVersion> known) {
+        return known(h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE step_deadline_at <= :now"
+                        + " AND status = 'AWAITING_REPLY'" + KNOWN
+                        + " ORDER BY step_deadline_at LIMIT :limit FOR UPDATE SKIP LOCKED"), known)
                 .bind("now", ts(now)).bind("limit", limit).map(SagaStore::row).list();
     }
 
-    static List<Row> lockExpired(Handle h, Instant now, int limit) {
-        return h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE expires_at <= :now"
-                        + " AND status = 'PARKED' ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED")
+    static List<Row> lockExpired(Handle h, Instant now, int limit, Set<SagaVersion> known) {
+        return known(h.createQuery("SELECT " + COLUMNS + " FROM saga_instance WHERE expires_at <= :now"
+                        + " AND status = 'PARKED'" + KNOWN + " ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED"),
+                known)
                 .bind("now", ts(now)).bind("limit", limit).map(SagaStore::row).list();
     }
 
@@ -204,7 +233,8 @@ final class SagaStore {
     }
 
     private static Row row(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Row(rs.getObject("saga_id", UUID.class), rs.getString("saga_type"),
+        return new Row(rs.getObject("saga_id", UUID.class), new SagaVersion(rs.getString("saga_type"),
+                rs.getInt("definition_version")),
                 SagaStatus.valueOf(rs.getString("status")), rs.getString("step"), rs.getString("label"),
                 rs.getInt("version"), rs.getString("data"), rs.getString("parked_on"), rs.getString("park_reason"),
                 rs.getInt("park_count"), instant(rs, "next_attempt_at"), instant(rs, "step_deadline_at"),

@@ -10,6 +10,10 @@
  * org.sagas.orchestrator.saga.ParkedResumer} resumes parked sagas oldest first at a paced rate
  * when the dependency's breaker closes, and the engine expires those parked past their time to
  * live. A second saga is a new {@link org.sagas.orchestrator.saga.SagaDefinition}, registered
- * with the engine; nothing here changes.
+ * with the engine; nothing here changes. A changed saga is a new version of its definition,
+ * registered beside the old one ({@link org.sagas.orchestrator.saga.SagaRegistry}): each instance
+ * runs the version it started on, a process claims only the versions it has, and {@link
+ * org.sagas.orchestrator.saga.SagaFleet} refuses a start that would strand live instances
+ * (docs/decisions/0025-versioned-saga-definitions.md).
  */
 package org.sagas.orchestrator.saga;

@@ -124,7 +124,7 @@ final class OrdersTestbed {
         this.engine = new SagaEngine(jdbi, Clock.systemUTC(), timings, () -> {}).register(saga);
         this.keys = new IdempotencyStore(jdbi, Duration.ofHours(24));
         this.orders = new OrderStore(jdbi);
-        this.service = new OrderService(engine, saga, keys, orders, Clock.systemUTC(), 0,
+        this.service = new OrderService(engine, keys, orders, Clock.systemUTC(), 0,
                 org.sagas.orchestrator.tracing.Tracing.off(), registry);
     }
 

@@ -45,7 +45,7 @@ class SagaEngineIT {
         // Given a trip whose hotel is booked synchronously
         UUID id = UUID.randomUUID();
         SagaInstance<Trip> started = engine.start(trips, id, TripSaga.trip(), h -> {});
-        SagaInstance<Trip> waiting = engine.advance(trips, started, System.currentTimeMillis() + 1000);
+        SagaInstance<Trip> waiting = engine.advance(started, System.currentTimeMillis() + 1000);
 
         // Then it waits for the flight, with the command in the outbox and the history written
         assertThat(waiting.status()).isEqualTo(SagaStatus.AWAITING_REPLY);
@@ -69,7 +69,7 @@ class SagaEngineIT {
     void shouldRaiseAnIncidentOnACompensationThatWaitsTooLongAndKeepRetryingIt() {
         // Given a trip whose compensation has waited on the hotels for an hour
         UUID id = UUID.randomUUID();
-        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
         jdbi.useHandle(h -> h.execute("UPDATE saga_instance SET status = 'COMPENSATING', parked_on = 'hotels',"
                 + " park_count = 700, next_attempt_at = now(), label_at = now() - interval '1 hour' WHERE saga_id = ?", id));
 
@@ -90,7 +90,7 @@ class SagaEngineIT {
     @Test
     void shouldCompensateAndEndWhenTheFlightIsFull() {
         UUID id = UUID.randomUUID();
-        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
 
         engine.handleReply("trips", reply("FlightFull"), id);
 
@@ -104,7 +104,7 @@ class SagaEngineIT {
         UUID booked = UUID.randomUUID();
         UUID full = UUID.randomUUID();
         for (UUID id : List.of(booked, full)) {
-            engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+            engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
         }
         IncomingMessage flightBooked = reply("FlightBooked");
 
@@ -141,10 +141,10 @@ class SagaEngineIT {
     void shouldRejectAStaleWriteWithTheOptimisticLock() {
         UUID id = UUID.randomUUID();
         SagaInstance<Trip> started = engine.start(trips, id, TripSaga.trip(), h -> {});
-        engine.advance(trips, started, System.currentTimeMillis() + 1000);
+        engine.advance(started, System.currentTimeMillis() + 1000);
 
         // Running the same (now stale) instance again must not overwrite the newer state
-        assertThatThrownBy(() -> engine.advance(trips, started, System.currentTimeMillis() + 1000))
+        assertThatThrownBy(() -> engine.advance(started, System.currentTimeMillis() + 1000))
                 .isInstanceOf(ConcurrentSagaUpdate.class);
         assertThat(outboxTypes(id)).containsExactly("BookFlight");
     }
@@ -169,7 +169,7 @@ class SagaEngineIT {
         List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             UUID id = UUID.randomUUID();
-            engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+            engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
             ids.add(id);
         }
         assertThat(ids).allSatisfy(id -> assertThat(engine.find(id).orElseThrow().status()).isEqualTo(SagaStatus.PARKED));
@@ -224,7 +224,7 @@ class SagaEngineIT {
         UUID id = UUID.randomUUID();
 
         // When it runs, and then whenever it is due
-        SagaInstance<Trip> first = twice.advance(broken, twice.start(broken, id, TripSaga.trip(), h -> {}),
+        SagaInstance<Trip> first = twice.advance(twice.start(broken, id, TripSaga.trip(), h -> {}),
                 System.currentTimeMillis() + 1000);
         assertThat(first.status()).as("the exception did not escape").isEqualTo(SagaStatus.RUNNING);
         assertThat(first.stepRetries()).isEqualTo(1);
@@ -250,7 +250,7 @@ class SagaEngineIT {
         // Given a trip whose flight is full and whose hotel refuses the cancellation for good
         trips.hotelCancelAnswer.set(StepResult.refused(Reason.of("hotel_refused", "400: unknown booking")));
         UUID id = UUID.randomUUID();
-        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
 
         // When the flight is refused and the saga undoes the hotel
         engine.handleReply("trips", reply("FlightFull"), id);
@@ -268,7 +268,7 @@ class SagaEngineIT {
     @Test
     void shouldRaiseAnIncidentFromOutsideOnceAndClearItWhenTheSagaMovesOn() {
         UUID id = UUID.randomUUID();
-        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
 
         assertThat(engine.raiseIncident(id, IncidentCause.POISON_REPLY, "reply kept failing")).isTrue();
         assertThat(engine.raiseIncident(id, IncidentCause.POISON_REPLY, "reply kept failing")).isFalse();
@@ -285,7 +285,7 @@ class SagaEngineIT {
     @Test
     void shouldResendTheCommandThroughTheOutbox() {
         UUID id = UUID.randomUUID();
-        engine.advance(trips, engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        engine.advance(engine.start(trips, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
 
         assertThat(engine.resendCommand(id, "lost")).hasValueSatisfying(s -> assertThat(s.stepRetries()).isEqualTo(1));
 
@@ -305,7 +305,7 @@ class SagaEngineIT {
                 Duration.ofMillis(10), Duration.ofMillis(1500)), () -> {}).register(racing);
         racing.hotelAnswer.set(StepResult.unavailable("hotels", Reason.of("hotels_down", "down")));
         UUID id = UUID.randomUUID();
-        brief.advance(racing, brief.start(racing, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
+        brief.advance(brief.start(racing, id, TripSaga.trip(), h -> {}), System.currentTimeMillis() + 1000);
         assertThat(brief.find(id).orElseThrow().status()).isEqualTo(SagaStatus.PARKED);
         racing.hotelAnswer.set(null);
         CountDownLatch inside = new CountDownLatch(1);

@@ -9,9 +9,32 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A second, small saga that runs on the same engine untouched: book a hotel (synchronous, with a
  * cancellation), then a flight (asynchronous, with a refund command), then a car (synchronous).
+ * Its version 2 ({@link #v2()}) is a second version of a saga (docs/design.md): it insures the trip
+ * after the car (an added step), and its hotel cancellation pays the late-cancellation fee (a changed
+ * compensation).
  */
 final class TripSaga implements SagaDefinition<TripSaga.Trip> {
     record Trip(String traveller, boolean hotelBooked, boolean carBooked) {}
+
+    private final int version;
+
+    /** Version 1. */
+    TripSaga() {
+        this(1);
+    }
+
+    private TripSaga(int version) {
+        this.version = version;
+    }
+
+    static TripSaga v2() {
+        return new TripSaga(2);
+    }
+
+    /** Every saga whose hotel cancellation paid the fee (version 2's compensation), once per run. */
+    final java.util.Queue<UUID> hotelFeesPaid = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Every saga the insurance step (version 2's) ran for. */
+    final java.util.Queue<UUID> insured = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** What the synchronous participants will answer next; tests set it. */
     final AtomicReference<RuntimeException> hotelThrows = new AtomicReference<>();
@@ -31,13 +54,18 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
     }
 
     @Override
+    public int version() {
+        return version;
+    }
+
+    @Override
     public Class<Trip> dataType() {
         return Trip.class;
     }
 
     @Override
     public List<SagaStep<Trip>> steps() {
-        return List.of(
+        List<SagaStep<Trip>> steps = new java.util.ArrayList<>(List.of(
                 new SagaStep.Sync<>("BOOK_HOTEL", (d, c) -> {
                     hotelRuns.add(c.sagaId());
                     insideHotel.get().run();
@@ -49,6 +77,9 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
                 },
                         (d, c) -> {
                             hotelCancels.add(c.sagaId());
+                            if (version >= 2) {
+                                hotelFeesPaid.add(c.sagaId());
+                            }
                             return answer(hotelCancelAnswer, d, new Trip(d.traveller(), false, d.carBooked()));
                         }),
                 new SagaStep.Async<>("BOOK_FLIGHT",
@@ -60,7 +91,14 @@ final class TripSaga implements SagaDefinition<TripSaga.Trip> {
                         }, Duration.ofSeconds(30),
                         (id, d) -> new OutgoingMessage("flights.commands", id.toString(), "CancelFlight", d)),
                 new SagaStep.Sync<>("BOOK_CAR", (d, c) -> answer(carAnswer, d, new Trip(d.traveller(), d.hotelBooked(),
-                        true)), null));
+                        true)), null)));
+        if (version >= 2) {
+            steps.add(new SagaStep.Sync<>("INSURE_TRIP", (d, c) -> {
+                insured.add(c.sagaId());
+                return StepResult.done(d);
+            }, null));
+        }
+        return List.copyOf(steps);
     }
 
     private static StepResult<Trip> answer(AtomicReference<StepResult<Trip>> ref, Trip current, Trip booked) {
