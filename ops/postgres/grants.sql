@@ -37,6 +37,11 @@ GRANT SELECT, INSERT, DELETE ON saga_history, inbox TO sagas_saga_worker;
 GRANT INSERT ON outbox TO sagas_saga_worker;
 GRANT SELECT, DELETE ON idempotency_keys, admin_audit, admin_batch, reconciliation_finding TO sagas_saga_worker;
 
+-- The processes that run the engine (api, saga-worker, reconciler) record which saga versions they
+-- have, with a heartbeat, and check at start that no live instance runs a version none has
+-- (docs/decisions/0025-versioned-saga-definitions.md).
+GRANT SELECT, INSERT, UPDATE, DELETE ON saga_definition_host TO sagas_api, sagas_saga_worker, sagas_reconciler;
+
 -- relay: publishes the outbox and deletes what Kafka acknowledged, moves a refused row to the
 -- dead letters; reads neither a saga's data beyond the gauges nor any key.
 GRANT SELECT, DELETE ON outbox TO sagas_relay;

@@ -106,6 +106,7 @@ class DatabaseGrantsIT {
         assertThat(denied("relay", "INSERT INTO outbox (aggregate_id, topic, message_id, message_type, payload)"
                 + " VALUES ('o-1', 'payments.events', gen_random_uuid(), 'PaymentCaptured', '{}')")).isTrue();
         assertThat(denied("relay", "DELETE FROM outbox_dead_letter")).isTrue();
+        assertThat(denied("relay", "SELECT count(*) FROM saga_definition_host")).isTrue();
     }
 
     @Test
@@ -119,6 +120,10 @@ class DatabaseGrantsIT {
                 + " step, label) SELECT saga_id, 'RUNNING', 'RESERVE_STOCK', 'PENDING_CONFIRMATION' FROM saga")).isFalse();
         assertThat(denied("api", "INSERT INTO outbox (aggregate_id, topic, message_id, message_type, payload)"
                 + " VALUES ('o-1', 'payments.commands', gen_random_uuid(), 'ChargePayment', '{}')")).isFalse();
+        // Its engine's versions recorded with a heartbeat, the live ones read at start
+        assertThat(denied("api", "INSERT INTO saga_definition_host (process_id, saga_type, definition_version)"
+                + " VALUES (gen_random_uuid(), 'order', 1) ON CONFLICT (process_id, saga_type, definition_version)"
+                + " DO UPDATE SET heartbeat_at = now()")).isFalse();
         // A customer's cancel completing its key with the answer (an upsert)
         assertThat(denied("api", "INSERT INTO idempotency_keys (client_scope, idem_key, request_hash, state, order_id,"
                 + " response_status, response_body, created_at, expires_at) VALUES ('c-1', 'k-2', 'h', 'COMPLETED',"
