@@ -129,6 +129,12 @@ public final class AdminServer implements AutoCloseable {
             c.routes.exception(InvalidRequest.class, (e, ctx) -> Problems.invalid(ctx, e));
             c.routes.exception(HttpResponseException.class, (e, ctx) -> Problems.send(ctx, e.getStatus(),
                     "http-" + e.getStatus(), e.getMessage(), e.getMessage(), Map.of()));
+            // A saga of a version this build does not have (a rolling deploy): another process acts on it.
+            c.routes.exception(org.sagas.orchestrator.saga.UnknownSagaVersion.class, (e, ctx) -> {
+                log.warn("admin {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+                Problems.send(ctx, 409, "unknown-version", "Saga version not in this build", e.getMessage()
+                        + "; a process of a build that has it can show and act on it", Map.of());
+            });
             c.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("admin {} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
                 Problems.send(ctx, 500, "internal", "Internal error", "the request failed; see the server log",
