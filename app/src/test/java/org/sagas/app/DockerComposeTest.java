@@ -33,12 +33,42 @@ class DockerComposeTest {
             assertThat(service.get("build")).isEqualTo(".");
         }
         assertThat(map(services.get("postgres")).get("image")).isEqualTo("postgres:16");
-        Map<String, Object> kafka = map(services.get("kafka"));
-        assertThat((String) kafka.get("image")).startsWith("apache/kafka");
-        assertThat(list(kafka.get("volumes"))).anyMatch(v -> String.valueOf(v).endsWith(":/etc/sagas/kafka-start.sh:ro"));
+        for (int node = 1; node <= 3; node++) {
+            Map<String, Object> kafka = map(services.get("kafka-" + node));
+            assertThat((String) kafka.get("image")).startsWith("apache/kafka");
+            assertThat(list(kafka.get("volumes"))).anyMatch(v -> String.valueOf(v).endsWith(":/etc/sagas/kafka-start.sh:ro"));
+        }
         assertThat(services).containsKey("prometheus");
         assertThat(Files.exists(ROOT.resolve("Dockerfile"))).isTrue();
         assertThat(Files.readString(ROOT.resolve("ops/prometheus.yml"))).contains("/metrics");
+    }
+
+    @Test
+    void shouldHaveTheClustersShapeThreeBrokersEachOnItsVolumeAndTwoOfEachRole() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String broker = Files.readString(ROOT.resolve("ops/kafka/start.sh"));
+
+        // Three brokers, each with its id and its own data volume, healthy before the users are made
+        for (int node = 1; node <= 3; node++) {
+            Map<String, Object> kafka = map(services.get("kafka-" + node));
+            assertThat(map(kafka.get("environment"))).containsEntry("NODE_ID", Integer.toString(node));
+            assertThat(list(kafka.get("volumes"))).contains("kafkadata-" + node + ":/var/lib/kafka/data");
+            assertThat(kafka).containsKey("healthcheck");
+            assertThat(map(map(map(services.get("kafka-access")).get("depends_on")).get("kafka-" + node)))
+                    .containsEntry("condition", "service_healthy");
+        }
+        assertThat(broker).contains("controller.quorum.voters=1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093",
+                "default.replication.factor=3", "min.insync.replicas=2", "offsets.topic.replication.factor=3",
+                "transaction.state.log.min.isr=2", "unclean.leader.election.enable=false");
+        // Two of each role: two api services, the workers as two replicas each, all on the three brokers
+        assertThat(map(services.get("api-2")).get("command")).isEqualTo(List.of("api"));
+        for (String role : List.of("saga-worker", "relay", "payment-worker", "reconciler")) {
+            assertThat(map(map(services.get(role)).get("deploy"))).as(role).containsEntry("replicas", 2);
+        }
+        for (String role : Main.ROLES) {
+            assertThat(map(map(services.get(role)).get("environment")).get("SAGA_KAFKA_BOOTSTRAP")).as(role)
+                    .isEqualTo("kafka-1:9092,kafka-2:9092,kafka-3:9092");
+        }
     }
 
     @Test
@@ -119,7 +149,8 @@ class DockerComposeTest {
                 assertThat(port).as("%s: short syntax, so the host address is visible", name).isInstanceOf(String.class);
                 String mapping = (String) port;
                 published.add(name + " " + mapping);
-                if (!(name.equals("api") && mapping.equals("8080:8080"))) {
+                if (!(name.equals("api") && mapping.equals("8080:8080"))
+                        && !(name.equals("api-2") && mapping.equals("8083:8080"))) {
                     assertThat(mapping).as("%s publishes %s beyond loopback", name, mapping)
                             .matches("(127\\.0\\.0\\.1|\\[::1]):\\d+:\\d+(/tcp|/udp)?");
                 }
@@ -127,7 +158,7 @@ class DockerComposeTest {
         });
         assertThat(published).contains("api 8080:8080", "sandbox 127.0.0.1:8081:8081",
                 "prometheus 127.0.0.1:9090:9090", "grafana 127.0.0.1:3000:3000");
-        assertThat(published).noneMatch(p -> p.startsWith("postgres ") || p.startsWith("kafka "));
+        assertThat(published).noneMatch(p -> p.startsWith("postgres ") || p.startsWith("kafka-"));
     }
 
     @Test
