@@ -264,8 +264,18 @@ public final class SagaEngine {
                 current.put(row.id(), read(definition(row.definition()), row));
             }
             // Not locked: unknown, or of a version this engine lacks (it never locks one of those).
-            Set<UUID> otherVersions = current.size() == ids.size() ? Set.of() : SagaStore.existing(h,
-                    ids.stream().filter(id -> !current.containsKey(id)).toList());
+            List<UUID> unlocked = ids.stream().filter(id -> !current.containsKey(id)).toList();
+            Set<UUID> otherVersions = unlocked.isEmpty() ? Set.of() : SagaStore.heldElsewhere(h, unlocked);
+            if (unlocked.size() > otherVersions.size()) {
+                // A saga of a version no live process has (its definition gone): nobody can apply the
+                // reply, so it fails as poison does, is retried, then dead-lettered as an incident.
+                Set<UUID> orphans = new java.util.HashSet<>(SagaStore.existing(h, unlocked));
+                orphans.removeAll(otherVersions);
+                if (!orphans.isEmpty()) {
+                    throw new SagaException("sagas " + orphans + " run a definition version that no live process"
+                            + " has (" + SagaStore.versionsOf(h, orphans) + ")");
+                }
+            }
             List<Applied<?>> list = new ArrayList<>();
             for (Reply reply : replies) {
                 SagaInstance<?> instance = current.get(reply.sagaId());

@@ -158,6 +158,27 @@ final class SagaStore {
                 .mapTo(UUID.class).set();
     }
 
+    /** The (type, version) pairs {@code ids} run, as text for a message: e.g. {@code [ghost v1]}. */
+    static String versionsOf(Handle h, Set<UUID> ids) {
+        return h.createQuery("SELECT DISTINCT saga_type || ' v' || definition_version FROM saga_instance"
+                        + " WHERE saga_id = ANY(CAST(:ids AS uuid[]))")
+                .bindArray("ids", String.class, ids.stream().map(UUID::toString).toArray())
+                .mapTo(String.class).list().toString();
+    }
+
+    /**
+     * Of {@code ids}, the instances whose (type, version) some process with a heartbeat in {@code
+     * saga_definition_host} has (stale rows are deleted by the live processes' heartbeats): work for
+     * those waits for that process; the others no running process can run.
+     */
+    static Set<UUID> heldElsewhere(Handle h, List<UUID> ids) {
+        return h.createQuery("SELECT s.saga_id FROM saga_instance s WHERE s.saga_id = ANY(CAST(:ids AS uuid[]))"
+                        + " AND EXISTS (SELECT 1 FROM saga_definition_host p WHERE p.saga_type = s.saga_type"
+                        + " AND p.definition_version = s.definition_version)")
+                .bindArray("ids", String.class, ids.stream().map(UUID::toString).toArray())
+                .mapTo(UUID.class).set();
+    }
+
     /**
      * Keeps a statement to the instances whose (type, version) is one of {@code :knownTypes} and
      * {@code :knownVersions} taken pairwise ({@link #known}): those this engine has a definition for.

@@ -92,6 +92,9 @@ class SagaVersionsIT {
         });
         List<Integer> before = rowVersions(due, late, expired);
 
+        // ... and a process of the new build running beside it (its heartbeat recorded), as in a rolling deploy
+        new SagaFleet(jdbi, newBuild, HEARTBEAT).heartbeat();
+
         // When the old build looks for work, is handed the late trip's reply, and is asked to resend
         oldBuild.runDue(100, Set.of(), null, 1_000);
         oldBuild.runDue(100, Set.of(), "hotels", 1_000);
@@ -118,6 +121,12 @@ class SagaVersionsIT {
         // And the new build takes the reply
         assertThat(newBuild.handleReplies(List.of(new SagaEngine.Reply(reply("FlightBooked"), late))))
                 .containsExactly(SagaEngine.ReplyOutcome.APPLIED);
+
+        // When no live process has version 2 any more, a reply for one of its sagas is not left waiting
+        // for nobody: it fails, naming the version, as a poison reply does (retried, then dead-lettered)
+        jdbi.useHandle(h -> h.execute("DELETE FROM saga_definition_host"));
+        assertThatThrownBy(() -> oldBuild.handleReplies(List.of(new SagaEngine.Reply(reply("FlightBooked"), due))))
+                .isInstanceOf(SagaException.class).hasMessageContaining("trip v2");
     }
 
     @Test
