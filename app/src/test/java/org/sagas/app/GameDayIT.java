@@ -25,6 +25,7 @@ import org.sagas.testkit.RealInfrastructure;
  * Each game day ends with every accepted order settled and the invariants (docs/design.md, "Invariants").
  */
 @RealInfrastructure
+@RunsAlone
 class GameDayIT extends GameDayLifecycle {
     private static final int WAVE = 40;
     private static final int MAX_WAVES = 3;

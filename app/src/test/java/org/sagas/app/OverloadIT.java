@@ -33,6 +33,7 @@ import org.sagas.testkit.RealInfrastructure;
  * it is not healthy.
  */
 @RealInfrastructure
+@RunsAlone
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OverloadIT extends GameDayLifecycle {
     /** Busy threads in the product's JVM: as many as this machine has cores. */

@@ -26,6 +26,7 @@ import org.sagas.testkit.RealInfrastructure;
  * shed first when too much is in flight; every metric the runbook relies on is exposed.
  */
 @RealInfrastructure
+@RunsAlone
 class ProtectionIT extends GameDayLifecycle {
     /**
      * A hair-trigger breaker (50% failures over 10 calls); attempts allowed 8 s and a bulkhead with

@@ -23,6 +23,7 @@ import org.sagas.testkit.TestInfra;
  * deploy) serves its very first order at speed once it reports ready, with inventory healthy.
  */
 @RealInfrastructure
+@RunsAlone
 class ScaleOutFirstOrderIT {
 
     @Test

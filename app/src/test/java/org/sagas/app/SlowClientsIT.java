@@ -22,6 +22,7 @@ import org.sagas.testkit.TestInfra;
  * twice what it is without them, and none of the ordinary requests is refused.
  */
 @RealInfrastructure
+@RunsAlone
 class SlowClientsIT {
     private static final int CLIENTS = 4;
     private static final int REQUESTS = 240;
