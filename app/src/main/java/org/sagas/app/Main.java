@@ -41,6 +41,10 @@ public final class Main {
             // The CLI has options of its own (see ./sagas admin --help).
             return AdminCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
         }
+        if (args.length > 0 && args[0].equals("events")) {
+            // Options of its own (see ./sagas events --help).
+            return EventsCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
+        }
         if (args.length > 0 && args[0].equals("check")) {
             return check(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
         }
@@ -193,6 +197,9 @@ public final class Main {
         out.println("  check               the invariants against a running product (SAGA_DB_URL, SAGA_KAFKA_BOOTSTRAP,");
         out.println("                      the ledgers): a table, exit 0 all hold, 1 one failed, 2 unreachable");
         out.println("                      [--settle S] [--outbox-age S] [--json FILE] [--order ID] (check --help)");
+        out.println("  events <verb>       the message contracts: docs (print docs/events.md), tail (orders.events");
+        out.println("                      one line per event), place (an order through orders.commands, its");
+        out.println("                      outcome printed) (events --help)");
         out.println("  admin <verb>        the operator CLI over the operator API: sagas, saga, retry, cancel,");
         out.println("                      resolve-payment, batch, incidents, dead-letters, audit (admin --help)");
         out.println();

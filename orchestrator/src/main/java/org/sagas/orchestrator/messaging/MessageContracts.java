@@ -203,6 +203,48 @@ public final class MessageContracts {
         return new Violation(contract, why);
     }
 
+    /**
+     * {@code contract}'s schema with every {@code $ref} replaced by what it names (in its own file or
+     * in {@code common.v1.schema.json}): what a reader of the schema, or a comparison of two versions,
+     * sees field by field.
+     */
+    public JsonNode resolved(Contract contract) {
+        return resolve(Json.read(text(contract), JsonNode.class), contract.topic());
+    }
+
+    private JsonNode resolve(JsonNode schema, String topic) {
+        if (schema.isArray()) {
+            com.fasterxml.jackson.databind.node.ArrayNode copy = Json.mapper().createArrayNode();
+            schema.forEach(n -> copy.add(resolve(n, topic)));
+            return copy;
+        }
+        if (!schema.isObject()) {
+            return schema;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy = Json.mapper().createObjectNode();
+        if (schema.has("$ref")) {
+            copy.setAll((com.fasterxml.jackson.databind.node.ObjectNode) resolve(referenced(
+                    schema.get("$ref").asText(), topic), topic));
+        }
+        schema.fields().forEachRemaining(e -> {
+            if (!e.getKey().equals("$ref")) {
+                copy.set(e.getKey(), resolve(e.getValue(), topic));
+            }
+        });
+        return copy;
+    }
+
+    private JsonNode referenced(String ref, String topic) {
+        int hash = ref.indexOf('#');
+        String file = hash < 0 ? ref : ref.substring(0, hash);
+        String path = file.startsWith("../") ? file.substring(3) : topic + "/" + file;
+        JsonNode target = Json.read(required(files, path), JsonNode.class).at(hash < 0 ? "" : ref.substring(hash + 1));
+        if (target.isMissingNode()) {
+            throw new IllegalStateException("the reference " + ref + " in " + topic + " does not resolve");
+        }
+        return target;
+    }
+
     private static String required(Function<String, String> files, String path) {
         String text = files.apply(path);
         if (text == null) {

@@ -1,14 +1,12 @@
 package org.sagas.orchestrator.messaging;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.sagas.orchestrator.Json;
 
 /**
  * Whether two versions of a message's schema are backward and forward compatible: a reader on
@@ -35,8 +33,7 @@ final class SchemaCompatibility {
     /** What breaks compatibility between {@code older} and {@code newer}; empty when nothing does. */
     List<String> problems(MessageContracts.Contract older, MessageContracts.Contract newer) {
         List<String> problems = new ArrayList<>();
-        compare(resolve(Json.read(contracts.text(older), JsonNode.class), older.topic()),
-                resolve(Json.read(contracts.text(newer), JsonNode.class), newer.topic()), "$", problems);
+        compare(contracts.resolved(older), contracts.resolved(newer), "$", problems);
         return problems;
     }
 
@@ -76,41 +73,6 @@ final class SchemaCompatibility {
         if (older.has("items") || newer.has("items")) {
             compare(older.path("items"), newer.path("items"), at + "[]", problems);
         }
-    }
-
-    /** {@code schema} with every {@code $ref} replaced by what it names (relative to {@code topic}'s folder). */
-    private JsonNode resolve(JsonNode schema, String topic) {
-        if (schema.isArray()) {
-            var copy = Json.mapper().createArrayNode();
-            schema.forEach(n -> copy.add(resolve(n, topic)));
-            return copy;
-        }
-        if (!schema.isObject()) {
-            return schema;
-        }
-        ObjectNode copy = Json.mapper().createObjectNode();
-        if (schema.has("$ref")) {
-            copy.setAll((ObjectNode) resolve(referenced(schema.get("$ref").asText(), topic), topic));
-        }
-        schema.fields().forEachRemaining(e -> {
-            if (!e.getKey().equals("$ref")) {
-                copy.set(e.getKey(), resolve(e.getValue(), topic));
-            }
-        });
-        return copy;
-    }
-
-    private JsonNode referenced(String ref, String topic) {
-        int hash = ref.indexOf('#');
-        String file = ref.substring(0, hash);
-        String path = file.startsWith("../") ? file.substring(3) : topic + "/" + file;
-        JsonNode document = Json.read(contracts.file(path).orElseThrow(() -> new AssertionError("no " + path)),
-                JsonNode.class);
-        JsonNode target = document.at(ref.substring(hash + 1));
-        if (target.isMissingNode()) {
-            throw new AssertionError(ref + " does not resolve");
-        }
-        return target;
     }
 
     private static Set<String> names(JsonNode array) {
