@@ -355,6 +355,10 @@ public final class ConsumerLoop implements AutoCloseable {
     /** The record's violation of its schema, counted and logged with its key, if it breaks it. */
     private java.util.Optional<MessageContracts.Violation> violation(ConsumerRecord<String, byte[]> record) {
         String type = ParsedMessage.header(record, Topics.MESSAGE_TYPE);
+        if (ParsedMessage.header(record, Topics.MESSAGE_ID) == null) {
+            // The envelope before the body: a record without its headers is its handler's to refuse, for that.
+            return java.util.Optional.empty();
+        }
         if (!(contracts.check(record.topic(), type, record.value()) instanceof MessageContracts.Violation v)) {
             return java.util.Optional.empty();
         }
