@@ -18,7 +18,7 @@ public final class Main {
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
-            "--each", "--brokers", "--results");
+            "--each", "--brokers", "--results", "--via");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 
@@ -181,7 +181,8 @@ public final class Main {
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
         out.println("  bench steady        a cold product at a steady 100 orders/s from a separate client,");
         out.println("                      inventory at 40 ms, one hot SKU then spread SKUs");
-        out.println("                      [--rate N] [--duration S] [--warm-up]");
+        out.println("                      [--rate N] [--duration S] [--warm-up] [--via rest|kafka] (kafka: PlaceOrder");
+        out.println("                      commands, command-to-outcome latency and the consumer's lag)");
         out.println("  bench overload      past capacity: a cold product's capacity, then open-loop 0.5, 1, 2, 3 x it");
         out.println("                      (1,000 customers, hot SKU then spread), then 0.5 x: goodput, 503s, p99");
         out.println("                      [--duration S] (each step, default 60)");
