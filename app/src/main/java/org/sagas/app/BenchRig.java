@@ -188,6 +188,11 @@ final class BenchRig implements AutoCloseable {
         return query < 0 ? url.substring(slash + 1) : url.substring(slash + 1, query);
     }
 
+    /** The run's broker, as the product's clients reach it (plaintext, on loopback). */
+    org.sagas.orchestrator.messaging.KafkaConnection kafka() {
+        return org.sagas.orchestrator.messaging.KafkaConnection.plaintext(infra.kafkaBootstrap());
+    }
+
     URI ordersUri() {
         return api.resolve("/orders");
     }

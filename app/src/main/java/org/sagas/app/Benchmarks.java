@@ -25,7 +25,8 @@ final class Benchmarks {
                     return 0;
                 case "steady":
                     new SteadyBenchmark(out, intFlag(flags, "--rate", 100),
-                            Duration.ofSeconds(intFlag(flags, "--duration", 12)), flags.containsKey("--warm-up"))
+                            Duration.ofSeconds(intFlag(flags, "--duration", 12)), flags.containsKey("--warm-up"),
+                            SteadyBenchmark.Via.of(flags.getOrDefault("--via", "rest")))
                             .run(benchSettings(settings), results(flags, "steady"));
                     return 0;
                 case "overload":

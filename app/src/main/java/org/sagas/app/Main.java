@@ -18,7 +18,7 @@ public final class Main {
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
-            "--each", "--brokers", "--results");
+            "--each", "--brokers", "--results", "--via");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 
@@ -40,6 +40,10 @@ public final class Main {
         if (args.length > 0 && args[0].equals("admin")) {
             // The CLI has options of its own (see ./sagas admin --help).
             return AdminCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
+        }
+        if (args.length > 0 && args[0].equals("events")) {
+            // Options of its own (see ./sagas events --help).
+            return EventsCli.run(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
         }
         if (args.length > 0 && args[0].equals("check")) {
             return check(java.util.Arrays.copyOfRange(args, 1, args.length), System::getenv, out, err);
@@ -177,7 +181,8 @@ public final class Main {
         out.println("                      [--provider-latency-ms N] (the sandbox provider's answer time)");
         out.println("  bench steady        a cold product at a steady 100 orders/s from a separate client,");
         out.println("                      inventory at 40 ms, one hot SKU then spread SKUs");
-        out.println("                      [--rate N] [--duration S] [--warm-up]");
+        out.println("                      [--rate N] [--duration S] [--warm-up] [--via rest|kafka] (kafka: PlaceOrder");
+        out.println("                      commands, command-to-outcome latency and the consumer's lag)");
         out.println("  bench overload      past capacity: a cold product's capacity, then open-loop 0.5, 1, 2, 3 x it");
         out.println("                      (1,000 customers, hot SKU then spread), then 0.5 x: goodput, 503s, p99");
         out.println("                      [--duration S] (each step, default 60)");
@@ -193,6 +198,9 @@ public final class Main {
         out.println("  check               the invariants against a running product (SAGA_DB_URL, SAGA_KAFKA_BOOTSTRAP,");
         out.println("                      the ledgers): a table, exit 0 all hold, 1 one failed, 2 unreachable");
         out.println("                      [--settle S] [--outbox-age S] [--json FILE] [--order ID] (check --help)");
+        out.println("  events <verb>       the message contracts: docs (print docs/events.md), tail (orders.events");
+        out.println("                      one line per event), place (an order through orders.commands, its");
+        out.println("                      outcome printed) (events --help)");
         out.println("  admin <verb>        the operator CLI over the operator API: sagas, saga, retry, cancel,");
         out.println("                      resolve-payment, batch, incidents, dead-letters, audit (admin --help)");
         out.println();

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sagas.app.bench.CpuMeter;
 import org.sagas.app.bench.DbCounters;
+import org.sagas.app.bench.KafkaOrders;
 import org.sagas.app.bench.Latencies;
 import org.sagas.app.bench.OrderCost;
 import org.sagas.app.bench.ThreadCpu;
@@ -39,7 +40,10 @@ import org.sagas.orchestrator.Json;
  * 503s, the orders parked (answered {@code PENDING_CONFIRMATION}), submit p50/p99/max, accepted to
  * confirmed p50/p99 (with {@code --rate} at 80 % of the throughput benchmark's rate: confirmations
  * must not starve while clients are served) and the product's cost per order. Targets: no 503,
- * none parked, submit p99 under 100 ms.
+ * none parked, submit p99 under 100 ms. With {@code --via kafka} the orders are {@code PlaceOrder}
+ * commands on {@code orders.commands} instead ({@link KafkaOrders}): "submit" is then the time from
+ * sending a command to reading its outcome on {@code orders.events}, and the row adds the largest lag
+ * of the api's consumer group seen during the run.
  */
 final class SteadyBenchmark {
     static final int SPREAD = 100;
@@ -51,12 +55,31 @@ final class SteadyBenchmark {
     private final int rate;
     private final Duration duration;
     private final boolean warmUp;
+    private final Via via;
 
-    SteadyBenchmark(PrintStream out, int rate, Duration duration, boolean warmUp) {
+    /** How the client sends its orders. */
+    enum Via {
+        /** {@code POST /orders}. */
+        REST,
+        /** {@code PlaceOrder} on {@code orders.commands}, the outcome read from {@code orders.events}. */
+        KAFKA;
+
+        static Via of(String flag) {
+            for (Via v : values()) {
+                if (v.name().equalsIgnoreCase(flag)) {
+                    return v;
+                }
+            }
+            throw new ConfigurationError("--via must be rest or kafka, was '" + flag + "'");
+        }
+    }
+
+    SteadyBenchmark(PrintStream out, int rate, Duration duration, boolean warmUp, Via via) {
         this.out = out;
         this.rate = rate;
         this.duration = duration;
         this.warmUp = warmUp;
+        this.via = via;
     }
 
     List<Map<String, Object>> run(Settings settings, Path resultFile) throws Exception {
@@ -79,8 +102,8 @@ final class SteadyBenchmark {
     }
 
     private Map<String, Object> scenario(BenchRig rig, String layout, List<String> skus) throws Exception {
-        out.printf("%n== %s: %d orders/s for %d s, inventory at 40 ms, %s ==%n", layout, rate, duration.toSeconds(),
-                warmUp ? "after " + WARM_UP.toSeconds() + " s of warm-up load" : "cold start");
+        out.printf("%n== %s: %d orders/s through %s for %d s, inventory at 40 ms, %s ==%n", layout, rate,
+                via == Via.KAFKA ? "orders.commands" : "POST /orders", duration.toSeconds(), warmUp ? "after " + WARM_UP.toSeconds() + " s of warm-up load" : "cold start");
         Latencies inventoryAlone = inventoryAlone(rig, skus);
         out.printf("  inventory alone at %d reservations/s: p50 %.1f ms, p99 %.1f ms%n", rate,
                 inventoryAlone.percentileMillis(50), inventoryAlone.percentileMillis(99));
@@ -89,14 +112,21 @@ final class SteadyBenchmark {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
                 .executor(Executors.newFixedThreadPool(8)).build();
         String customer = "steady-" + layout + "-" + UUID.randomUUID().toString().substring(0, 8);
+        KafkaOrders kafka = via == Via.KAFKA ? new KafkaOrders(rig.kafka()) : null;
         if (warmUp) {
-            openLoop(http, rig.ordersUri(), skus, customer + "-warm-up", (int) (rate * WARM_UP.toSeconds()),
-                    new Latencies(), new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+            if (kafka != null) {
+                try (KafkaOrders warming = new KafkaOrders(rig.kafka())) {
+                    openLoop(warming, skus, customer + "-warm-up", (int) (rate * WARM_UP.toSeconds()));
+                }
+            } else {
+                openLoop(http, rig.ordersUri(), skus, customer + "-warm-up", (int) (rate * WARM_UP.toSeconds()),
+                        new Latencies(), new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+            }
             awaitTerminal(rig.monitor(), customer + "-warm-up");
         }
-        Latencies latencies = new Latencies();
-        Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
-        Map<UUID, Boolean> accepted = new ConcurrentHashMap<>();
+        Latencies latencies = kafka != null ? kafka.latencies() : new Latencies();
+        Map<String, AtomicInteger> outcomes = kafka != null ? kafka.outcomes() : new ConcurrentHashMap<>();
+        Map<UUID, Boolean> accepted = kafka != null ? kafka.accepted() : new ConcurrentHashMap<>();
         CpuMeter cpu = rig.cpuMeter();
         Map<Long, String> backends = new HashMap<>(rig.backendGroups());
         CpuMeter.Reading cpuBefore = cpu.read();
@@ -106,8 +136,15 @@ final class SteadyBenchmark {
         long monitorBefore = rig.monitor().statements();
         double loadBefore = loadAverage();
         int total = (int) (rate * duration.toSeconds());
-        openLoop(http, rig.ordersUri(), skus, customer, total, latencies, outcomes, accepted);
+        if (kafka != null) {
+            openLoop(kafka, skus, customer, total);
+        } else {
+            openLoop(http, rig.ordersUri(), skus, customer, total, latencies, outcomes, accepted);
+        }
         double drain = awaitTerminal(rig.monitor(), customer);
+        if (kafka != null) {
+            kafka.close();
+        }
         backends.putAll(rig.backendGroups());
         Map<String, Duration> cpuUsed = CpuMeter.between(cpuBefore, cpu.read(), backends);
         Map<String, Duration> threadsUsed = ThreadCpu.between(threadsBefore, threads.read(rig.productPid()));
@@ -117,17 +154,23 @@ final class SteadyBenchmark {
 
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("layout", layout);
+        row.put("via", via.name().toLowerCase(java.util.Locale.ROOT));
         row.put("cold_start", !warmUp);
         row.put("rate", rate);
         row.put("sent", total);
         row.put("accepted", count(outcomes, "accepted") + count(outcomes, "parked"));
         row.put("parked", count(outcomes, "parked"));
         row.put("shed_503", count(outcomes, "503"));
-        row.put("failed", count(outcomes, "failed"));
+        row.put("failed", count(outcomes, "failed") + count(outcomes, "unreadable_outcome"));
+        if (kafka != null) {
+            row.put("refused", count(outcomes, "refused"));
+            row.put("consumer_lag_max", kafka.maxLag());
+            row.put("consumer_lag_samples_missed", kafka.lagSamplesMissed());
+        }
         row.put("submit_p50_ms", round(latencies.percentileMillis(50)));
         row.put("submit_p99_ms", round(latencies.percentileMillis(99)));
         row.put("submit_max_ms", round(latencies.maxMillis()));
-        row.put("submit_p99_first_second_ms", round(firstSecondP99));
+        row.put("submit_p99_first_second_ms", kafka != null ? null : round(firstSecondP99));
         row.put("seconds_to_terminal_after_load", drain < 0 ? null : round(drain));
         Confirmations confirmations = confirmations(rig, customer);
         long confirmed = confirmations.count();
@@ -228,6 +271,27 @@ final class SteadyBenchmark {
         firstSecondP99 = firstSecond.percentileMillis(99);
     }
 
+    /**
+     * Sends {@code total} PlaceOrder commands at {@link #rate} per second, then waits (up to 60 s) for
+     * their outcomes; the latencies and outcomes are {@code kafka}'s.
+     */
+    private void openLoop(KafkaOrders kafka, List<String> skus, String customer, int total) throws Exception {
+        long start = System.nanoTime();
+        for (int i = 0; i < total; i++) {
+            long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            kafka.send(customer, skus.get(i % skus.size()), 1, 500);
+            if (i % rate == rate - 1) {
+                out.printf("  %2d s  sent %5d  answered %5d%n", (i + 1) / rate, i + 1, kafka.latencies().count());
+            }
+        }
+        if (!kafka.awaitOutcomes(Duration.ofSeconds(60))) {
+            out.printf("  %d commands without an outcome after 60 s%n", total - kafka.latencies().count());
+        }
+    }
+
     private static String classify(HttpResponse<String> r, Throwable e, Map<UUID, Boolean> accepted) {
         if (e != null || r == null) {
             return "failed";
@@ -292,15 +356,16 @@ final class SteadyBenchmark {
 
     private void table(List<Map<String, Object>> rows) {
         out.println();
-        out.println("| layout | inventory alone p50 / p99 ms | sent | accepted | parked | 503 | failed | submit p50 ms"
-                + " | p99 ms | max ms | first-second p99 ms | confirm p50 / p99 ms | product CPU ms/order | targets met |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("| layout | via | inventory alone p50 / p99 ms | sent | accepted | parked | 503 | failed"
+                + " | submit (via kafka: command to outcome) p50 ms | p99 ms | max ms | first-second p99 ms"
+                + " | consumer lag max | confirm p50 / p99 ms | product CPU ms/order | targets met |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Map<String, Object> r : rows) {
-            out.printf("| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s |%n",
-                    r.get("layout"), r.get("inventory_alone_p50_ms"), r.get("inventory_alone_p99_ms"), r.get("sent"),
+            out.printf("| %s | %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s |%n",
+                    r.get("layout"), r.get("via"), r.get("inventory_alone_p50_ms"), r.get("inventory_alone_p99_ms"), r.get("sent"),
                     r.get("accepted"), r.get("parked"), r.get("shed_503"), r.get("failed"), r.get("submit_p50_ms"),
                     r.get("submit_p99_ms"), r.get("submit_max_ms"), r.get("submit_p99_first_second_ms"),
-                    r.get("confirm_p50_ms"), r.get("confirm_p99_ms"),
+                    r.getOrDefault("consumer_lag_max", "-"), r.get("confirm_p50_ms"), r.get("confirm_p99_ms"),
                     r.get("product_cpu_ms_per_order"), r.get("targets_met"));
         }
         // The product JVM's CPU per order by thread group (JSON: product_cpu_ms_per_order_by_thread_group).

@@ -201,6 +201,50 @@ class CancelOrderIT extends GameDayLifecycle {
         Invariants.assertStock(product, sku, 5, 0);
     }
 
+    @Test
+    @Order(5)
+    void shouldAnswerOrderBusyAndChangeNothingWhenTheOrderKeepsMovingUnderTheCancel() {
+        // Given an order awaiting a slow payment, whose saga row loses every version check: a trigger
+        // skips each update of it, as a saga moved by a reply between each read and write would
+        product.ensure(SETTINGS);
+        String sku = sku();
+        product.stock(sku, 5);
+        product.paymentFaults("{\"latencyMs\":3000}");
+        UUID id = TestProduct.orderId(product.submit(Submissions.key(), TestProduct.order("c-cancel-busy", sku, 1, 100)));
+        String key = Submissions.key();
+        product.product().node().jdbi.useHandle(h -> {
+            h.execute("CREATE FUNCTION test_busy_saga() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    + " IF OLD.saga_id = '" + id + "' THEN RETURN NULL; END IF; RETURN NEW; END $$");
+            h.execute("CREATE TRIGGER test_busy_saga BEFORE UPDATE ON saga_instance FOR EACH ROW"
+                    + " EXECUTE FUNCTION test_busy_saga()");
+        });
+        HttpResponse<String> busy;
+        try {
+            // When its customer cancels it
+            busy = cancel(id, key);
+        } finally {
+            product.product().node().jdbi.useHandle(h -> {
+                h.execute("DROP TRIGGER test_busy_saga ON saga_instance");
+                h.execute("DROP FUNCTION test_busy_saga()");
+            });
+        }
+
+        // Then the answer is 503 order-busy, to ask again after Retry-After, naming the order, and nothing
+        // changed: the order goes on, the key is not spent
+        assertProblem(busy, 503, "order-busy");
+        assertThat(busy.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(TestProduct.read(busy.body()).path("orderId").asText()).isEqualTo(id.toString());
+        assertThat(product.status(id)).isEqualTo("AWAITING_PAYMENT");
+        assertThat(GameDay.keyStored(product, key)).isFalse();
+
+        // And asked again under the same key once the order holds still, the cancel goes through
+        HttpResponse<String> again = cancel(id, key);
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+        assertThat(product.status(id)).isEqualTo("CANCELLED");
+        product.paymentFaults("{\"latencyMs\":0}");
+        Invariants.assertStock(product, sku, 5, 0);
+    }
+
     private static HttpResponse<String> cancel(UUID id, String key) {
         return product.send(cancelRequest(id.toString(), key).build());
     }

@@ -271,7 +271,8 @@ class NoSagaLeftBehindIT extends GameDayLifecycle {
 
     private static ProducerRecord<String, byte[]> reply(UUID sagaId) {
         ProducerRecord<String, byte[]> r = new ProducerRecord<>(Topics.PAYMENTS_EVENTS, sagaId.toString(),
-                ("{\"orderId\":\"" + sagaId + "\"}").getBytes(StandardCharsets.UTF_8));
+                ("{\"orderId\":\"" + sagaId + "\",\"idempotencyKey\":\"" + sagaId + ":charge\"}")
+                        .getBytes(StandardCharsets.UTF_8));
         r.headers().add(Topics.MESSAGE_ID, UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8));
         r.headers().add(Topics.MESSAGE_TYPE, "PaymentCaptured".getBytes(StandardCharsets.UTF_8));
         r.headers().add(Topics.CORRELATION_ID, sagaId.toString().getBytes(StandardCharsets.UTF_8));

@@ -40,8 +40,10 @@ class OrderCommandsIT extends GameDayLifecycle {
         product.stock(sku, 5);
         String reference = "ref-" + UUID.randomUUID();
 
-        // When a shop places an order through orders.commands
-        UUID command = send(reference, "PlaceOrder", place(reference, Submissions.key(), "c-kafka", sku, 2));
+        // When a shop places an order through orders.commands, with fields this build does not know
+        String body = place(reference, Submissions.key(), "c-kafka", sku, 2);
+        body = "{\"giftWrap\":true," + body.substring(1).replace("\"quantity\"", "\"colour\":\"blue\",\"quantity\"");
+        UUID command = send(reference, "PlaceOrder", body);
 
         // Then its outcome names the order, accepted as the API would, and the order goes on to be confirmed
         JsonNode accepted = outcome(command, "OrderCommandAccepted");
@@ -85,7 +87,7 @@ class OrderCommandsIT extends GameDayLifecycle {
     }
 
     @Test
-    void shouldDeadLetterACommandThatDoesNotParseOrValidateWithItsReasonAndPlaceNothing() {
+    void shouldDeadLetterACommandThatDoesNotParseOrBreaksItsSchemaWithItsReasonAndPlaceNothing() {
         // Given commands that are not JSON, lack their key, or order a quantity of zero
         String sku = Submissions.sku();
         product.stock(sku, 5);
@@ -93,6 +95,8 @@ class OrderCommandsIT extends GameDayLifecycle {
         String notJson = "ref-" + UUID.randomUUID();
         String noKey = "ref-" + UUID.randomUUID();
         String zero = "ref-" + UUID.randomUUID();
+        double violationsBefore = product.metrics().value("saga_contract_violations_total", "topic",
+                Topics.ORDERS_COMMANDS, "message_type", "PlaceOrder");
 
         // When they are sent
         send(notJson, "PlaceOrder", "{\"customerId\":");
@@ -107,6 +111,15 @@ class OrderCommandsIT extends GameDayLifecycle {
                 .singleElement().asString().contains("idempotencyKey");
         assertThat(TopicReader.headersFor(bootstrap, dlt, zero, Topics.DLT_REASON, 1, WITHIN))
                 .singleElement().asString().contains("quantity");
+        // the two that break the schema as such, the one that is not JSON as its handler's refusal
+        assertThat(TopicReader.headersFor(bootstrap, dlt, zero, "dlt-cause", 1, WITHIN))
+                .singleElement().asString().isEqualTo("SCHEMA_VIOLATION");
+        assertThat(TopicReader.headersFor(bootstrap, dlt, noKey, "dlt-cause", 1, WITHIN))
+                .singleElement().asString().isEqualTo("SCHEMA_VIOLATION");
+        assertThat(TopicReader.headersFor(bootstrap, dlt, notJson, "dlt-cause", 1, WITHIN))
+                .singleElement().asString().isEqualTo("REJECTED");
+        assertThat(product.metrics().value("saga_contract_violations_total", "topic", Topics.ORDERS_COMMANDS,
+                "message_type", "PlaceOrder")).isEqualTo(violationsBefore + 2);
         assertThat(GameDay.storedOrders(product)).isEqualTo(ordersBefore);
         Invariants.assertStock(product, sku, 5, 0);
     }

@@ -30,6 +30,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.sagas.orchestrator.messaging.KafkaConnection;
+import org.sagas.orchestrator.messaging.MessageContracts;
 import org.sagas.orchestrator.messaging.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * header {@code dlt-reason}, after the {@link DeadLetterListener} made it an incident for its
  * order. A record the handler rejects (or a {@link PoisonMessage}) goes there at once, the same
  * way. The committed offset of a partition never passes a record still set aside, so a restart
- * reads it again. With {@link #MAX_WAITING} records set aside, fetching pauses until they clear (a
+ * reads it again. Before any handler sees it, a record is held to its message type's schema
+ * ({@link MessageContracts}, docs/events.md): one that breaks it goes to the dead-letter topic at
+ * once with the violations as reason ({@link DeadLetterCause#SCHEMA_VIOLATION}), counted in {@code
+ * saga_contract_violations_total} and logged with its key; fields the schema does not know pass.
+ * With {@link #MAX_WAITING} records set aside, fetching pauses until they clear (a
  * database outage then holds the consumer instead of filling memory). Runs on its own thread;
  * {@link #close()} stops it.
  */
@@ -81,6 +86,9 @@ public final class ConsumerLoop implements AutoCloseable {
     private volatile boolean running = true;
     private final Counter retried;
     private final Counter deadLettered;
+    private final MessageContracts contracts = MessageContracts.standard();
+    /** Per message type of the topic: its records that broke their schema (zero from the start, to alert on). */
+    private final Map<String, Counter> violations = new HashMap<>();
     private final RetryQueue waiting = new RetryQueue();
     private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
             new java.util.concurrent.atomic.AtomicInteger();
@@ -97,6 +105,19 @@ public final class ConsumerLoop implements AutoCloseable {
          * @throws RuntimeException when the batch failed as a whole and none of its effects stayed
          */
         List<Rejected> handle(List<ConsumerRecord<String, byte[]>> records);
+    }
+
+    /** Why a record went to the dead-letter topic, as the header {@code dlt-cause} names it. */
+    public enum DeadLetterCause {
+        /** It broke its message type's schema: no handler saw it. */
+        SCHEMA_VIOLATION,
+        /** Its handler rejected it (it cannot be parsed or carried out). */
+        REJECTED,
+        /** Its handling kept failing for the retry time. */
+        FAILING;
+
+        /** The header a dead letter carries its cause in. */
+        public static final String HEADER = "dlt-cause";
     }
 
     /** A record the handler did not process, why, and what becomes of it. */
@@ -176,6 +197,11 @@ public final class ConsumerLoop implements AutoCloseable {
         this.beforeEachBatch = beforeEachBatch;
         this.retryFor = retryFor;
         this.onDeadLetter = onDeadLetter;
+        contracts.all().stream().filter(c -> c.topic().equals(topic)).forEach(c -> violations.computeIfAbsent(
+                c.type(), type -> Counter.builder("saga.contract.violations").tag("topic", topic)
+                        .tag("message_type", type)
+                        .description("Records that broke their message type's schema, dead-lettered unread")
+                        .register(registry)));
         this.retried = Counter.builder("saga.consumer.retries").tag("topic", topic)
                 .description("Records whose handling failed and will be retried").register(registry);
         this.deadLettered = Counter.builder("saga.dead.lettered").tag("topic", topic)
@@ -241,7 +267,13 @@ public final class ConsumerLoop implements AutoCloseable {
                 for (TopicPartition partition : records.partitions()) {
                     List<ConsumerRecord<String, byte[]>> all = records.records(partition);
                     for (int from = 0; from < all.size(); from += MAX_BATCH) {
-                        process(all.subList(from, Math.min(all.size(), from + MAX_BATCH)));
+                        List<ConsumerRecord<String, byte[]>> batch = all.subList(from, Math.min(all.size(),
+                                from + MAX_BATCH));
+                        List<ConsumerRecord<String, byte[]>> kept = keptToContract(batch);
+                        if (!kept.isEmpty()) {
+                            process(kept);
+                        }
+                        finished(batch.get(batch.size() - 1));
                     }
                 }
                 commitProgress(next.keySet());
@@ -295,6 +327,50 @@ public final class ConsumerLoop implements AutoCloseable {
         return oldest;
     }
 
+    /**
+     * The records of {@code batch} that keep their schema (or have none); the others are dead-lettered
+     * here, or set aside when that fails. A body that is not JSON is the handler's to refuse, in its words.
+     */
+    private List<ConsumerRecord<String, byte[]>> keptToContract(List<ConsumerRecord<String, byte[]>> batch) {
+        List<ConsumerRecord<String, byte[]>> kept = null;
+        for (int i = 0; i < batch.size(); i++) {
+            ConsumerRecord<String, byte[]> record = batch.get(i);
+            java.util.Optional<MessageContracts.Violation> violation = violation(record);
+            if (violation.isEmpty()) {
+                if (kept != null) {
+                    kept.add(record);
+                }
+                continue;
+            }
+            if (kept == null) {
+                kept = new java.util.ArrayList<>(batch.subList(0, i));
+            }
+            if (!deadLetter(record, violation.get().reason(), DeadLetterCause.SCHEMA_VIOLATION)) {
+                waiting.add(record, System.nanoTime(), "could not be dead-lettered: " + violation.get().reason());
+            }
+        }
+        return kept == null ? batch : kept;
+    }
+
+    /** The record's violation of its schema, counted and logged with its key, if it breaks it. */
+    private java.util.Optional<MessageContracts.Violation> violation(ConsumerRecord<String, byte[]> record) {
+        String type = ParsedMessage.header(record, Topics.MESSAGE_TYPE);
+        if (ParsedMessage.header(record, Topics.MESSAGE_ID) == null) {
+            // The envelope before the body: a record without its headers is its handler's to refuse, for that.
+            return java.util.Optional.empty();
+        }
+        if (!(contracts.check(record.topic(), type, record.value()) instanceof MessageContracts.Violation v)) {
+            return java.util.Optional.empty();
+        }
+        Counter counter = violations.get(v.contract().type());
+        if (counter != null) {
+            counter.increment();
+        }
+        log.warn("{} record {} for order {} breaks its schema, dead-lettered: {}", topic, type, record.key(),
+                v.reason());
+        return java.util.Optional.of(v);
+    }
+
     /** Handles {@code batch}; each of its records ends handled, dead-lettered or set aside. */
     private void process(List<ConsumerRecord<String, byte[]>> batch) {
         beforeEachBatch.beforeBatch(oldest(batch));
@@ -321,7 +397,7 @@ public final class ConsumerLoop implements AutoCloseable {
         for (Rejected r : rejected) {
             if (r.fate() == Fate.LEFT_FOR_ANOTHER_PROCESS) {
                 waiting.add(r.record(), System.nanoTime(), r.reason());
-            } else if (!deadLetter(r.record(), r.reason())) {
+            } else if (!deadLetter(r.record(), r.reason(), DeadLetterCause.REJECTED)) {
                 waiting.add(r.record(), System.nanoTime(), "could not be dead-lettered: " + r.reason());
             }
         }
@@ -343,6 +419,15 @@ public final class ConsumerLoop implements AutoCloseable {
             if (!running) {
                 return;
             }
+            java.util.Optional<MessageContracts.Violation> violation = violation(w.record);
+            if (violation.isPresent()) {
+                if (deadLetter(w.record, violation.get().reason(), DeadLetterCause.SCHEMA_VIOLATION)) {
+                    waiting.remove(w);
+                } else {
+                    w.failedAgain(now, "could not be dead-lettered: " + violation.get().reason());
+                }
+                continue;
+            }
             List<Rejected> rejected;
             try {
                 rejected = handler.handle(List.of(w.record));
@@ -353,7 +438,7 @@ public final class ConsumerLoop implements AutoCloseable {
                 if (w.failingFor(retryFor, now)) {
                     String reason = "handling kept failing for " + retryFor.toSeconds() + " s (" + w.failures
                             + " attempts): " + e;
-                    if (deadLetter(w.record, reason)) {
+                    if (deadLetter(w.record, reason, DeadLetterCause.FAILING)) {
                         waiting.remove(w);
                         continue;
                     }
@@ -371,7 +456,7 @@ public final class ConsumerLoop implements AutoCloseable {
             waiting.remove(w);
             log.info("{} record for order {} went through on attempt {}", topic, w.record.key(), w.failures + 1);
             for (Rejected r : rejected) {
-                if (!deadLetter(r.record(), r.reason())) {
+                if (!deadLetter(r.record(), r.reason(), DeadLetterCause.REJECTED)) {
                     waiting.add(r.record(), now, "could not be dead-lettered: " + r.reason());
                 }
             }
@@ -425,7 +510,7 @@ public final class ConsumerLoop implements AutoCloseable {
      *
      * @return false when either failed: the caller keeps the record and tries again later
      */
-    private boolean deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
+    private boolean deadLetter(ConsumerRecord<String, byte[]> record, String reason, DeadLetterCause cause) {
         try {
             onDeadLetter.deadLettering(record, reason);
         } catch (RuntimeException e) {
@@ -437,6 +522,7 @@ public final class ConsumerLoop implements AutoCloseable {
                 record.value());
         record.headers().forEach(h -> dead.headers().add(h));
         dead.headers().add(Topics.DLT_REASON, reason.getBytes(StandardCharsets.UTF_8));
+        dead.headers().add(DeadLetterCause.HEADER, cause.name().getBytes(StandardCharsets.UTF_8));
         dead.headers().add("dlt-source", (record.topic() + "/" + record.partition() + "@" + record.offset())
                 .getBytes(StandardCharsets.UTF_8));
         try {

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Clock;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
@@ -83,9 +84,9 @@ public final class OrderCommands {
     }
 
     private Outcome place(JsonNode body) {
-        ObjectNode order = body.deepCopy();
-        String reference = reference(order.remove("clientReference"));
-        String key = key(order.remove("idempotencyKey"));
+        String reference = reference(body.get("clientReference"));
+        String key = key(body.get("idempotencyKey"));
+        ObjectNode order = orderFields(body);
         OrderRequest request = OrderRequestParser.parse(Json.write(order).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         String client = OrderService.customerClient(request.customerId());
         long deadline = clock.millis() + budgetMillis;
@@ -135,6 +136,28 @@ public final class OrderCommands {
         }
         CancelRefusals.Problem problem = CancelRefusals.of(outcome);
         return new Refused(reference, CANCEL_ORDER, orderId, problem.type(), problem.status(), problem.detail());
+    }
+
+    /**
+     * The fields of {@code POST /orders}'s body in the command, the rest left out: a command may carry
+     * fields this build does not know (its contract allows them, docs/decisions/0026), which the API's
+     * strict parser would refuse as unknown.
+     */
+    private static ObjectNode orderFields(JsonNode body) {
+        ObjectNode order = Json.mapper().createObjectNode();
+        for (String field : List.of("customerId", "currency", "lines")) {
+            if (body.has(field)) {
+                order.set(field, body.get(field).deepCopy());
+            }
+        }
+        if (order.get("lines") instanceof com.fasterxml.jackson.databind.node.ArrayNode lines) {
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i) instanceof ObjectNode line) {
+                    line.retain("sku", "quantity", "unitPriceCents");
+                }
+            }
+        }
+        return order;
     }
 
     /** The client's reference for its order: required, visible ASCII like a key, echoed in the outcome. */
