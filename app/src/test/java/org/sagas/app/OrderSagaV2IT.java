@@ -1,0 +1,169 @@
+package org.sagas.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.sagas.app.GameDay.INVENTORY_DOWN;
+import static org.sagas.app.GameDay.SETTLE;
+import static org.sagas.app.Submissions.sku;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.sagas.app.Submissions.Answer;
+import org.sagas.testkit.RealInfrastructure;
+
+/**
+ * Version 2 of the orders saga on the real product (docs/design.md, "A second version of a saga"):
+ * new orders start on it only once {@code SAGA_ORDER_SAGA_VERSION=2} says so; they are screened for
+ * fraud before the charge, refused ones cancelled with their stock back and nothing charged, and
+ * parked while the fraud service is down; an order started on version 1 finishes on version 1.
+ *
+ * <p>One restart onto version 2 (test 1); the other tests run on it without another.
+ */
+@RealInfrastructure
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OrderSagaV2IT extends GameDayLifecycle {
+    /** New orders on version 2; the fraud service as patient as the tests' inventory (a cold JVM). */
+    private static final Map<String, String> V2 = Map.of("SAGA_ORDER_SAGA_VERSION", "2",
+            "SAGA_FRAUD_TIMEOUT_MS", "3000", "SAGA_PARK_RETRY_MS", "1000");
+    private static final String FRAUD_DOWN = "{\"latencyMs\":0,\"errorRate\":0.0,\"down\":true}";
+
+    @Test
+    @Order(1)
+    void shouldFinishOnVersionOneAnOrderStartedOnItAfterNewOrdersStartOnVersionTwo() {
+        // Given an order accepted on version 1 (the default), pending while inventory is down
+        product.defaults();
+        String sku = sku();
+        product.stock(sku, 5);
+        product.inventoryFaults(INVENTORY_DOWN);
+        Answer onV1 = Submissions.one(product::submit, TestProduct.order("c-v1", sku, 1, 100));
+        assertThat(onV1.orderStatus()).as("%s", onV1).isEqualTo("PENDING_CONFIRMATION");
+        assertThat(definitionVersion(onV1.orderId())).isEqualTo(1);
+
+        // When the product restarts with new orders on version 2 (inventory back) and takes one
+        product.ensure(V2);
+        product.healthy();
+        Answer onV2 = Submissions.one(product::submit, TestProduct.order("c-v2", sku, 1, 100));
+
+        // Then the old order ends on version 1, never screened; the new one ran version 2
+        List<UUID> ids = List.of(onV1.orderId(), onV2.orderId());
+        Invariants.awaitSettled(product, ids, SETTLE);
+        assertThat(Invariants.statuses(product, ids)).containsExactly(Map.entry("CONFIRMED", 2L));
+        assertThat(definitionVersion(onV1.orderId())).isEqualTo(1);
+        assertThat(steps(onV1.orderId())).doesNotContain("SCREEN_FRAUD").contains("CHARGE_PAYMENT");
+        assertThat(definitionVersion(onV2.orderId())).isEqualTo(2);
+        assertThat(steps(onV2.orderId())).containsSubsequence("RESERVE_STOCK", "SCREEN_FRAUD", "CHARGE_PAYMENT");
+        Invariants.check(product, ids);
+        Invariants.assertStock(product, sku, 3, 2);
+    }
+
+    @Test
+    @Order(2)
+    void shouldConfirmACleanOrderAndCancelThoseTheFraudScreenRefusesWithTheirStockBack() {
+        // Given version 2 and stock
+        product.ensure(V2);
+        String sku = sku();
+        product.stock(sku, 10);
+
+        // When a clean order, one of a flagged customer and one over the limit are placed
+        Answer clean = Submissions.one(product::submit, TestProduct.order("c-clean", sku, 1, 100));
+        Answer flagged = Submissions.one(product::submit, TestProduct.order("c-fraud", sku, 1, 100));
+        Answer tooBig = Submissions.one(product::submit, TestProduct.order("c-big", sku, 1, 600_000));
+        List<UUID> ids = List.of(clean.orderId(), flagged.orderId(), tooBig.orderId());
+        assertThat(List.of(clean, flagged, tooBig)).allSatisfy(a -> assertThat(a.status()).as("%s", a).isEqualTo(202));
+
+        // Then the clean one is confirmed and charged; the refused ones are cancelled, nothing charged
+        Invariants.awaitSettled(product, ids, SETTLE);
+        assertThat(ids.stream().map(product::status).toList()).containsExactly("CONFIRMED", "CANCELLED", "CANCELLED");
+        assertThat(product.charges(clean.orderId())).hasSize(1);
+        for (UUID refused : List.of(flagged.orderId(), tooBig.orderId())) {
+            assertThat(Invariants.reasons(product, refused)).contains("fraud_refused");
+            assertThat(product.charges(refused)).as("charges of %s", refused).isEmpty();
+        }
+        assertThat(GameDay.noticeKinds(bootstrap, List.of(flagged.orderId()))).containsEntry(flagged.orderId(),
+                List.of("CANCELLED"));
+        // And the refused orders' stock is back: only the confirmed order's unit stays reserved
+        Invariants.check(product, ids);
+        Invariants.assertStock(product, sku, 9, 1);
+    }
+
+    @Test
+    @Order(3)
+    void shouldParkOnTheFraudServiceWhileItIsDownAndResumeWhenItIsBack() {
+        // Given version 2 and a fraud service that answers 503 to every screening
+        product.ensure(V2);
+        String sku = sku();
+        product.stock(sku, 5);
+        double fallbacksBefore = product.metrics().value("saga_fallback_total", "operation", "screen");
+        product.fraudFaults(FRAUD_DOWN);
+
+        // When two orders are placed
+        Answer first = Submissions.one(product::submit, TestProduct.order("c-wait-1", sku, 1, 100));
+        Answer second = Submissions.one(product::submit, TestProduct.order("c-wait-2", sku, 1, 100));
+        List<UUID> ids = List.of(first.orderId(), second.orderId());
+
+        // Then they are accepted as pending, parked on the fraud service with their stock held, counted
+        assertThat(List.of(first, second)).allSatisfy(a -> assertThat(a.orderStatus()).as("%s", a)
+                .isEqualTo("PENDING_CONFIRMATION"));
+        await("parked on fraud").atMost(Duration.ofSeconds(10)).untilAsserted(() -> ids.forEach(id ->
+                assertThat(parkedOn(id)).isEqualTo("fraud")));
+        Invariants.assertStock(product, sku, 3, 2);
+        assertThat(product.metrics().value("saga_fallback_total", "operation", "screen") - fallbacksBefore)
+                .isGreaterThanOrEqualTo(2);
+        assertThat(ids).allSatisfy(id -> assertThat(product.charges(id)).isEmpty());
+
+        // When the fraud service is back
+        product.healthy();
+
+        // Then both are screened, charged and confirmed
+        Invariants.awaitSettled(product, ids, SETTLE);
+        assertThat(Invariants.statuses(product, ids)).containsExactly(Map.entry("CONFIRMED", 2L));
+        assertThat(Invariants.reasons(product, first.orderId())).contains("fraud_unavailable");
+        Invariants.check(product, ids);
+        Invariants.assertStock(product, sku, 3, 2);
+    }
+
+    @Test
+    @Order(4)
+    void shouldTellTheCustomerTheirPaymentWasDeclinedWhenVersionTwoCancelsForADecline() {
+        // Given version 2 and a provider that declines every charge
+        product.ensure(V2);
+        String sku = sku();
+        product.stock(sku, 5);
+        product.paymentFaults("{\"declineRate\":1.0}");
+
+        // When an order is placed
+        Answer declined = Submissions.one(product::submit, TestProduct.order("c-declined", sku, 1, 100));
+
+        // Then it is cancelled, its stock put back, and the notice says it was the payment
+        Invariants.awaitSettled(product, List.of(declined.orderId()), SETTLE);
+        assertThat(product.status(declined.orderId())).isEqualTo("CANCELLED");
+        assertThat(Invariants.reasons(product, declined.orderId())).contains("payment_declined");
+        assertThat(GameDay.noticeKinds(bootstrap, List.of(declined.orderId())))
+                .containsEntry(declined.orderId(), List.of("PAYMENT_DECLINED"));
+        Invariants.assertStock(product, sku, 5, 0);
+    }
+
+    private static int definitionVersion(UUID sagaId) {
+        return product.product().node().jdbi.withHandle(h -> h.createQuery(
+                "SELECT definition_version FROM saga_instance WHERE saga_id = :id").bind("id", sagaId)
+                .mapTo(Integer.class).one());
+    }
+
+    private static String parkedOn(UUID sagaId) {
+        return product.product().node().jdbi.withHandle(h -> h.createQuery(
+                "SELECT parked_on FROM saga_instance WHERE saga_id = :id").bind("id", sagaId)
+                .mapTo(String.class).one());
+    }
+
+    private static List<String> steps(UUID sagaId) {
+        return product.product().node().jdbi.withHandle(h -> h.createQuery(
+                "SELECT step FROM saga_history WHERE saga_id = :id ORDER BY id").bind("id", sagaId)
+                .mapTo(String.class).list());
+    }
+}
