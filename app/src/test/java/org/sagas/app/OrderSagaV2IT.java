@@ -149,6 +149,55 @@ class OrderSagaV2IT extends GameDayLifecycle {
         Invariants.assertStock(product, sku, 5, 0);
     }
 
+    @Test
+    @Order(5)
+    void shouldShowEachVersionWithItsLiveOrdersAndFindOrdersByVersion() {
+        // Given version 2, one order of it parked on the fraud service (live), one of a viewer's reading
+        product.ensure(V2);
+        String sku = sku();
+        product.stock(sku, 2);
+        product.fraudFaults(FRAUD_DOWN);
+        Answer parked = Submissions.one(product::submit, TestProduct.order("c-census", sku, 1, 100));
+        await("parked on fraud").atMost(Duration.ofSeconds(10)).until(() -> "fraud".equals(parkedOn(parked.orderId())));
+        AdminHttp viewer = new AdminHttp(product, TestProduct.VIEWER_TOKEN);
+
+        // When a viewer asks for the definitions
+        com.fasterxml.jackson.databind.JsonNode items = viewer.getJson("/admin/definitions").get("items");
+
+        // Then both versions of the orders saga are there, version 2 the one new orders start on,
+        // with its parked order counted; a caller without a token is refused
+        assertThat(items.findValuesAsText("version")).contains("1", "2");
+        com.fasterxml.jackson.databind.JsonNode v2 = definition(items, 2);
+        assertThat(v2.path("inThisProcess").asBoolean()).isTrue();
+        assertThat(v2.path("startsNewInstances").asBoolean()).isTrue();
+        assertThat(v2.path("liveProcesses").asInt()).isPositive();
+        assertThat(v2.path("liveInstances").path("PARKED").asLong()).isPositive();
+        assertThat(definition(items, 1).path("startsNewInstances").asBoolean()).isFalse();
+        assertThat(new AdminHttp(product, null).get("/admin/definitions").statusCode()).isEqualTo(401);
+
+        // And the saga search finds the order by its version, and shows the version
+        com.fasterxml.jackson.databind.JsonNode onV2 = viewer.getJson("/admin/sagas?customerId=c-census&version=2")
+                .get("items");
+        assertThat(onV2.findValuesAsText("orderId")).containsExactly(parked.orderId().toString());
+        assertThat(onV2.get(0).path("definitionVersion").asInt()).isEqualTo(2);
+        assertThat(viewer.getJson("/admin/sagas?customerId=c-census&version=1").get("items")).isEmpty();
+        assertThat(viewer.getJson("/admin/sagas/" + parked.orderId()).path("saga").path("definitionVersion").asInt())
+                .isEqualTo(2);
+        assertThat(viewer.get("/admin/sagas?version=0").statusCode()).isEqualTo(400);
+        product.healthy();
+        Invariants.awaitSettled(product, List.of(parked.orderId()), SETTLE);
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode definition(com.fasterxml.jackson.databind.JsonNode items,
+            int version) {
+        for (com.fasterxml.jackson.databind.JsonNode item : items) {
+            if (item.path("type").asText().equals("order") && item.path("version").asInt() == version) {
+                return item;
+            }
+        }
+        throw new AssertionError("no order saga version " + version + " in " + items);
+    }
+
     private static int definitionVersion(UUID sagaId) {
         return product.product().node().jdbi.withHandle(h -> h.createQuery(
                 "SELECT definition_version FROM saga_instance WHERE saga_id = :id").bind("id", sagaId)
