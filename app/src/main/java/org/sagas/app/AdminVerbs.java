@@ -41,6 +41,7 @@ final class AdminVerbs {
                 act(word(0), "payment-outcome", body);
             }
             case "batch" -> batch();
+            case "migrate" -> startBatch("migrate", a.required("--to-version"));
             case "incidents" -> incidents();
             case "dead-letters" -> deadLetters();
             case "audit" -> audit();
@@ -135,35 +136,7 @@ final class AdminVerbs {
     private void batch() {
         String sub = word(0);
         switch (sub) {
-            case "start" -> {
-                ObjectNode body = body().put("action", a.required("--action"));
-                ObjectNode filter = body.putObject("filter");
-                for (Map.Entry<String, List<String>> f : filterQuery().entrySet()) {
-                    if (f.getKey().equals("status")) {
-                        ArrayNode statuses = filter.putArray("status");
-                        f.getValue().forEach(v -> List.of(v.split(",")).forEach(one -> statuses.add(one.strip())));
-                    } else {
-                        filter.put(f.getKey(), f.getValue().get(0));
-                    }
-                }
-                body.put("dryRun", a.has("--dry-run"));
-                if (a.one("--rate") != null) {
-                    try {
-                        body.put("maxRatePerSecond", Double.parseDouble(a.one("--rate")));
-                    } catch (NumberFormatException e) {
-                        throw new CliArgs.Wrong("--rate must be a number of sagas per second");
-                    }
-                }
-                JsonNode r = api.post("/admin/batches", body);
-                if (!print(r)) {
-                    out.println((r.path("dryRun").asBoolean() ? "dry run: " : "batch " + r.path("batchId").asText()
-                            + " started: ") + r.path("matched").asText() + " sagas match; the first ones:");
-                    CliTables.table(out, r.path("sample"), SAGA_COLUMNS);
-                    if (!r.path("dryRun").asBoolean()) {
-                        out.println("follow it: ./sagas admin batch show " + r.path("batchId").asText());
-                    }
-                }
-            }
+            case "start" -> startBatch(a.required("--action"), null);
             case "show" -> showBatch(api.get("/admin/batches/" + word(1), Map.of()));
             case "stop" -> showBatch(api.post("/admin/batches/" + word(1) + "/stop", body()));
             case "list" -> {
@@ -177,6 +150,52 @@ final class AdminVerbs {
                 }
             }
             default -> throw new CliArgs.Wrong("batch takes start, show, stop or list (got " + sub + ")");
+        }
+    }
+
+    /** {@code POST /admin/batches}: {@code toVersion} (text, checked here) only for a migration. */
+    private void startBatch(String action, String toVersion) {
+        ObjectNode body = body().put("action", action);
+        if (toVersion != null) {
+            try {
+                body.put("toVersion", Integer.parseInt(toVersion));
+            } catch (NumberFormatException e) {
+                throw new CliArgs.Wrong("--to-version must be a version number");
+            }
+        }
+        ObjectNode filter = body.putObject("filter");
+        for (Map.Entry<String, List<String>> f : filterQuery().entrySet()) {
+            if (f.getKey().equals("status")) {
+                ArrayNode statuses = filter.putArray("status");
+                f.getValue().forEach(v -> List.of(v.split(",")).forEach(one -> statuses.add(one.strip())));
+            } else {
+                filter.put(f.getKey(), f.getValue().get(0));
+            }
+        }
+        body.put("dryRun", a.has("--dry-run"));
+        if (a.one("--rate") != null) {
+            try {
+                body.put("maxRatePerSecond", Double.parseDouble(a.one("--rate")));
+            } catch (NumberFormatException e) {
+                throw new CliArgs.Wrong("--rate must be a number of sagas per second");
+            }
+        }
+        JsonNode r = api.post("/admin/batches", body);
+        if (!print(r)) {
+            out.println((r.path("dryRun").asBoolean() ? "dry run: " : "batch " + r.path("batchId").asText()
+                    + " started: ") + r.path("matched").asText() + " sagas match; the first ones:");
+            CliTables.table(out, r.path("sample"), SAGA_COLUMNS);
+            for (JsonNode p : r.path("plan")) {
+                out.println("  " + p.path("orderId").asText() + "  " + (p.path("to").isObject()
+                        ? "v" + p.path("from").path("definitionVersion").asText() + " "
+                                + p.path("from").path("step").asText() + " -> v"
+                                + p.path("to").path("definitionVersion").asText() + " "
+                                + p.path("to").path("step").asText()
+                        : "stays: " + p.path("refused").asText()));
+            }
+            if (!r.path("dryRun").asBoolean()) {
+                out.println("follow it: ./sagas admin batch show " + r.path("batchId").asText());
+            }
         }
     }
 

@@ -35,6 +35,7 @@ import org.sagas.orchestrator.ordering.OrderGauges;
 import org.sagas.orchestrator.ordering.ResilientFraudScreen;
 import org.sagas.orchestrator.ordering.ResilientInventoryActions;
 import org.sagas.orchestrator.ordering.OrderSaga;
+import org.sagas.orchestrator.ordering.OrderSagaV1ToV2;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.app.metrics.MicrometerResilienceListener;
 import org.sagas.orchestrator.config.ConfigException;
@@ -102,7 +103,8 @@ final class Node implements AutoCloseable {
                 settings.degradedMode()), settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
-                () -> relayWakeUp.run(), tracing).register(orderSaga).register(orderSagaV2);
+                () -> relayWakeUp.run(), tracing).register(orderSaga).register(orderSagaV2)
+                .registerMigration(new OrderSagaV1ToV2());
         try {
             engine.startOn(OrderSaga.TYPE, settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_VERSION));
         } catch (IllegalArgumentException e) {

@@ -35,6 +35,70 @@ class OrderSagaV2IT extends GameDayLifecycle {
 
     @Test
     @Order(1)
+    void shouldMoveChosenPendingOrdersToVersionTwoThroughABatchAndRefuseThoseWithoutAMapping() throws Exception {
+        // Given, on version 1 (the default), two orders pending while inventory is down (one of a
+        // customer the fraud screen refuses) and one confirmed order
+        product.defaults();
+        String sku = sku();
+        product.stock(sku, 5);
+        Answer done = Submissions.one(product::submit, TestProduct.order("c-move-done", sku, 1, 100));
+        product.awaitStatus(done.orderId(), "CONFIRMED", SETTLE);
+        product.inventoryFaults(INVENTORY_DOWN);
+        Answer clean = Submissions.one(product::submit, TestProduct.order("c-move", sku, 1, 100));
+        Answer flagged = Submissions.one(product::submit, TestProduct.order("c-fraud", sku, 1, 100));
+        List<UUID> pending = List.of(clean.orderId(), flagged.orderId());
+        assertThat(List.of(clean, flagged)).allSatisfy(a -> assertThat(a.orderStatus()).isEqualTo("PENDING_CONFIRMATION"));
+        String filter = "{\"customerId\":\"%s\",\"version\":1}";
+
+        // When an operator dry-runs the move of the confirmed order and of the pending ones (the CLI)
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int code = AdminCli.run(new String[] {"migrate", "--to-version", "2", "--customer", "c-move", "--version", "1",
+                "--dry-run"}, Map.of("SAGA_ADMIN_URL", product.admin("").toString(), "SAGA_ADMIN_TOKEN",
+                TestProduct.OPERATOR_TOKEN)::get, new java.io.PrintStream(out, true), System.err);
+        AdminHttp operator = AdminHttp.operator(product);
+        com.fasterxml.jackson.databind.JsonNode endedPlan = TestProduct.read(operator.post("/admin/batches",
+                "{\"action\":\"migrate\",\"toVersion\":2,\"dryRun\":true,\"filter\":"
+                        + String.format(filter, "c-move-done") + "}").body());
+
+        // Then the dry run shows what the pending order would become, and that the ended one stays, with why
+        assertThat(code).as(out.toString()).isZero();
+        assertThat(out.toString()).contains(clean.orderId() + "  v1 RESERVE_STOCK -> v2 RESERVE_STOCK");
+        assertThat(endedPlan.path("plan").get(0).path("to").isNull()).isTrue();
+        assertThat(endedPlan.path("plan").get(0).path("refused").asText()).contains("ended");
+        assertThat(pending).allSatisfy(id -> assertThat(definitionVersion(id)).isEqualTo(1));
+
+        // When the operator runs the move of both pending orders and of the confirmed one, and inventory comes back
+        for (String customer : List.of("c-move", "c-fraud", "c-move-done")) {
+            com.fasterxml.jackson.databind.JsonNode started = TestProduct.read(operator.post("/admin/batches",
+                    "{\"action\":\"migrate\",\"toVersion\":2,\"reason\":\"screen pending orders\",\"filter\":"
+                            + String.format(filter, customer) + "}").body());
+            String batch = started.path("batchId").asText();
+            await("batch " + batch).atMost(Duration.ofSeconds(20)).until(() -> operator.getJson("/admin/batches/"
+                    + batch).path("state").asText().equals("COMPLETED"));
+        }
+        assertThat(pending).allSatisfy(id -> assertThat(definitionVersion(id)).isEqualTo(2));
+        assertThat(definitionVersion(done.orderId())).isEqualTo(1);
+        assertThat(operator.auditOf(done.orderId().toString()).get(0).path("outcome").asText()).isEqualTo("REFUSED");
+        assertThat(operator.auditOf(clean.orderId().toString()).get(0).path("action").asText()).isEqualTo("migrate");
+        product.healthy();
+
+        // Then the moved orders keep their history, a row telling of the move, and run version 2: the
+        // clean one is screened and confirmed, the flagged one refused by the screen and cancelled
+        Invariants.awaitSettled(product, pending, SETTLE);
+        assertThat(product.status(clean.orderId())).isEqualTo("CONFIRMED");
+        assertThat(product.status(flagged.orderId())).isEqualTo("CANCELLED");
+        assertThat(Invariants.reasons(product, clean.orderId())).containsSubsequence("inventory_unavailable",
+                "migrated");
+        assertThat(steps(clean.orderId())).containsSubsequence("RESERVE_STOCK", "RESERVE_STOCK", "SCREEN_FRAUD",
+                "CHARGE_PAYMENT");
+        assertThat(Invariants.reasons(product, flagged.orderId())).contains("migrated", "fraud_refused");
+        assertThat(product.charges(flagged.orderId())).isEmpty();
+        Invariants.check(product, List.of(done.orderId(), clean.orderId(), flagged.orderId()));
+        Invariants.assertStock(product, sku, 3, 2);
+    }
+
+    @Test
+    @Order(2)
     void shouldFinishOnVersionOneAnOrderStartedOnItAfterNewOrdersStartOnVersionTwo() {
         // Given an order accepted on version 1 (the default), pending while inventory is down
         product.defaults();
@@ -63,7 +127,7 @@ class OrderSagaV2IT extends GameDayLifecycle {
     }
 
     @Test
-    @Order(2)
+    @Order(3)
     void shouldConfirmACleanOrderAndCancelThoseTheFraudScreenRefusesWithTheirStockBack() {
         // Given version 2 and stock
         product.ensure(V2);
@@ -93,7 +157,7 @@ class OrderSagaV2IT extends GameDayLifecycle {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void shouldParkOnTheFraudServiceWhileItIsDownAndResumeWhenItIsBack() {
         // Given version 2 and a fraud service that answers 503 to every screening
         product.ensure(V2);
@@ -129,7 +193,7 @@ class OrderSagaV2IT extends GameDayLifecycle {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void shouldTellTheCustomerTheirPaymentWasDeclinedWhenVersionTwoCancelsForADecline() {
         // Given version 2 and a provider that declines every charge
         product.ensure(V2);
@@ -150,7 +214,7 @@ class OrderSagaV2IT extends GameDayLifecycle {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void shouldShowEachVersionWithItsLiveOrdersAndFindOrdersByVersion() {
         // Given version 2, one order of it parked on the fraud service (live), one of a viewer's reading
         product.ensure(V2);

@@ -95,7 +95,7 @@ public final class AdminServer implements AutoCloseable {
         BatchRunner runner = new BatchRunner(new BatchStore(parts.jdbi()), parts.orders(), actions, audit,
                 parts.clock(), config.batchLease());
         Batches batches = new Batches(parts.jdbi(), new BatchStore(parts.jdbi()), parts.orders(), audit, runner,
-                parts.clock());
+                parts.clock(), actions);
         SagaRoutes sagas = new SagaRoutes(parts.orders(), new SagaInspector(parts.jdbi(), parts.orders(), audit,
                 snapshots), actions, guard);
         Console console = new Console(config.tokens(), sessions, throttle);

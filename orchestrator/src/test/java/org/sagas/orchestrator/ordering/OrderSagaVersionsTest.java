@@ -14,6 +14,8 @@ import org.sagas.orchestrator.saga.IncomingMessage;
 import org.sagas.orchestrator.saga.SagaDecisions;
 import org.sagas.orchestrator.saga.SagaDefinition;
 import org.sagas.orchestrator.saga.SagaInstance;
+import org.sagas.orchestrator.saga.SagaMigration;
+import org.sagas.orchestrator.saga.SagaVersion;
 import org.sagas.orchestrator.saga.SagaStatus;
 import org.sagas.orchestrator.saga.SagaStep;
 import org.sagas.orchestrator.saga.SagaTimings;
@@ -138,6 +140,41 @@ class OrderSagaVersionsTest {
                 + " Nothing was charged.");
         assertThat(onV2.kind()).isEqualTo("PAYMENT_DECLINED");
         assertThat(onV2.message()).contains("payment was declined", "items were put back", "Nothing was charged");
+    }
+
+    @Test
+    void shouldMoveAPendingVersionOneOrderToVersionTwoReservationKeepingItsParking() {
+        // Given a version 1 order parked on inventory
+        SagaInstance<OrderData> parked = SagaDecisions.afterSyncStep(v1, begin(v1),
+                StepResult.unavailable(OrderSaga.INVENTORY, OrderReason.INVENTORY_UNAVAILABLE.because("down")), now,
+                timings).after();
+
+        // When the mapping places it, and it is moved
+        SagaMigration.Plan plan = new OrderSagaV1ToV2().plan(parked);
+        Transition<OrderData> moved = SagaDecisions.migrate(v1, v2, parked, (SagaMigration.Plan.MoveTo) plan,
+                "screen pending orders");
+
+        // Then it waits at version 2's reservation as it waited before, one version later, and says so
+        assertThat(plan).isEqualTo(new SagaMigration.Plan.MoveTo(0));
+        assertThat(moved.after().definition()).isEqualTo(new SagaVersion(OrderSaga.TYPE, 2));
+        assertThat(moved.after().step()).isEqualTo(OrderSaga.RESERVE_STOCK);
+        assertThat(moved.after().status()).isEqualTo(SagaStatus.PARKED);
+        assertThat(moved.after().parkedOn()).isEqualTo(OrderSaga.INVENTORY);
+        assertThat(moved.after().label()).isEqualTo(OrderStatus.PENDING_CONFIRMATION.name());
+        assertThat(moved.after().version()).isEqualTo(parked.version() + 1);
+        assertThat(moved.reason().code()).isEqualTo("migrated");
+        assertThat(moved.reason().detail()).contains("order v1 at RESERVE_STOCK -> order v2 at RESERVE_STOCK");
+        assertThat(moved.messages()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseToMoveAVersionOneOrderWhoseChargeWasSent() {
+        // Given a version 1 order awaiting its payment
+        SagaInstance<OrderData> awaiting = awaitingPayment(v1, begin(v1));
+
+        // Then the mapping refuses it, saying why
+        assertThat(new OrderSagaV1ToV2().plan(awaiting)).isInstanceOfSatisfying(SagaMigration.Plan.NoMapping.class,
+                none -> assertThat(none.why()).contains("charge was sent"));
     }
 
     private SagaInstance<OrderData> begin(SagaDefinition<OrderData> def) {
