@@ -51,6 +51,9 @@ final class AdminCli {
                     "move the sagas a filter matches to another definition version (a batch; the dry run shows"
                     + " what each of the first ones would become)", withFilters("--to-version", "--rate", "--reason"),
                     Set.of("--dry-run"), 0, 0),
+            new Verb("definitions", "definitions", "each saga definition version: its live sagas by status, the live"
+                    + " processes that have it, whether new sagas start on it, whether it may be retired",
+                    Set.of(), Set.of(), 0, 0),
             new Verb("incidents", "incidents [--cause CAUSE] [--limit N] [--cursor C]",
                     "sagas that cannot go on without an operator, with their cause",
                     Set.of("--cause", "--limit", "--cursor"), Set.of(), 0, 0),

@@ -41,6 +41,7 @@ final class AdminVerbs {
                 act(word(0), "payment-outcome", body);
             }
             case "batch" -> batch();
+            case "definitions" -> definitions();
             case "migrate" -> startBatch("migrate", a.required("--to-version"));
             case "incidents" -> incidents();
             case "dead-letters" -> deadLetters();
@@ -48,6 +49,32 @@ final class AdminVerbs {
             default -> throw new CliArgs.Wrong("unknown verb " + verb);
         }
         return 0;
+    }
+
+    /**
+     * {@code GET /admin/definitions}, one line per version; a version without live sagas that new
+     * sagas do not start on may be removed from a later build (docs/operations.md, "Retiring a saga version").
+     */
+    private void definitions() {
+        JsonNode r = api.get("/admin/definitions", Map.of());
+        if (print(r)) {
+            return;
+        }
+        for (JsonNode d : r.path("items")) {
+            StringBuilder line = new StringBuilder(d.path("type").asText() + " v" + d.path("version").asText() + "  "
+                    + d.path("liveTotal").asText() + " live");
+            d.path("liveInstances").properties().forEach(e -> line.append(" ").append(e.getKey()).append("=")
+                    .append(e.getValue().asText()));
+            line.append("  processes=").append(d.path("liveProcesses").asText());
+            if (d.path("startsNewInstances").asBoolean()) {
+                line.append("  new sagas start here");
+            }
+            boolean retirable = d.path("liveTotal").asLong() == 0 && !d.path("startsNewInstances").asBoolean();
+            line.append(retirable ? "  no live sagas: may be removed from a later build"
+                    : d.path("liveTotal").asLong() > 0 && d.path("liveProcesses").asInt() == 0
+                            ? "  NO live process has it: deploy a build that does" : "");
+            out.println(line);
+        }
     }
 
     private void whoami() {

@@ -205,6 +205,10 @@ final class Product implements AutoCloseable {
             } catch (UnknownLiveVersions e) {
                 throw new ConfigurationError(e.getMessage(), e);
             }
+            // Which versions still have live sagas: one that has none may leave a later build (docs/operations.md).
+            fleet.census().forEach(c -> log.info("saga {}: {} live {}{}", c.definition(), c.liveTotal(),
+                    c.liveInstances(), c.inThisProcess() ? (c.startsNew() ? ", new sagas start on it" : "")
+                            : ", not in this build"));
             components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, fleet::heartbeat, jobs));
         }
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),

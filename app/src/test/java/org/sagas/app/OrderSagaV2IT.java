@@ -238,6 +238,11 @@ class OrderSagaV2IT extends GameDayLifecycle {
         assertThat(v2.path("liveInstances").path("PARKED").asLong()).isPositive();
         assertThat(definition(items, 1).path("startsNewInstances").asBoolean()).isFalse();
         assertThat(new AdminHttp(product, null).get("/admin/definitions").statusCode()).isEqualTo(401);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        assertThat(AdminCli.run(new String[] {"definitions"}, Map.of("SAGA_ADMIN_URL", product.admin("").toString(),
+                "SAGA_ADMIN_TOKEN", TestProduct.VIEWER_TOKEN)::get, new java.io.PrintStream(out, true), System.err))
+                .isZero();
+        assertThat(out.toString()).containsPattern("order v2  [1-9][0-9]* live .*PARKED=[1-9].*new sagas start here");
 
         // And the saga search finds the order by its version, and shows the version
         com.fasterxml.jackson.databind.JsonNode onV2 = viewer.getJson("/admin/sagas?customerId=c-census&version=2")
