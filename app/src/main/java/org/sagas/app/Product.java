@@ -24,6 +24,7 @@ import org.sagas.orchestrator.http.OrderCommands;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.saga.SagaFleet;
+import org.sagas.app.metrics.SagaVersionGauges;
 import org.sagas.orchestrator.saga.UnknownLiveVersions;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.http.RequestBudget;
@@ -209,7 +210,11 @@ final class Product implements AutoCloseable {
             fleet.census().forEach(c -> log.info("saga {}: {} live {}{}", c.definition(), c.liveTotal(),
                     c.liveInstances(), c.inThisProcess() ? (c.startsNew() ? ", new sagas start on it" : "")
                             : ", not in this build"));
-            components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, fleet::heartbeat, jobs));
+            SagaVersionGauges versionGauges = new SagaVersionGauges(fleet, node.registry);
+            components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, () -> {
+                fleet.heartbeat();
+                versionGauges.refresh();
+            }, jobs));
         }
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
                 node.gauges::refresh, jobs).backingOff(node.activity, idle));

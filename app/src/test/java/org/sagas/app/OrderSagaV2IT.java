@@ -30,7 +30,7 @@ import org.sagas.testkit.RealInfrastructure;
 class OrderSagaV2IT extends GameDayLifecycle {
     /** New orders on version 2; the fraud service as patient as the tests' inventory (a cold JVM). */
     private static final Map<String, String> V2 = Map.of("SAGA_ORDER_SAGA_VERSION", "2",
-            "SAGA_FRAUD_TIMEOUT_MS", "3000", "SAGA_PARK_RETRY_MS", "1000");
+            "SAGA_FRAUD_TIMEOUT_MS", "3000", "SAGA_PARK_RETRY_MS", "1000", "SAGA_VERSIONS_HEARTBEAT_MS", "1000");
     private static final String FRAUD_DOWN = "{\"latencyMs\":0,\"errorRate\":0.0,\"down\":true}";
 
     @Test
@@ -243,6 +243,10 @@ class OrderSagaV2IT extends GameDayLifecycle {
                 "SAGA_ADMIN_TOKEN", TestProduct.VIEWER_TOKEN)::get, new java.io.PrintStream(out, true), System.err))
                 .isZero();
         assertThat(out.toString()).containsPattern("order v2  [1-9][0-9]* live .*PARKED=[1-9].*new sagas start here");
+
+        // And the metrics count it under its version
+        await("version gauges").atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(product.metrics()
+                .value("saga_live_instances", "version", "2", "status", "PARKED")).isPositive());
 
         // And the saga search finds the order by its version, and shows the version
         com.fasterxml.jackson.databind.JsonNode onV2 = viewer.getJson("/admin/sagas?customerId=c-census&version=2")

@@ -52,8 +52,9 @@ public final class SagaFleet {
 
     /**
      * Every definition version this process has, a live process has, or a live instance runs, with
-     * its live instances by status, ordered by type and version. Reads the live instances through the
-     * status of each (no scan of ended ones) and the heartbeat table.
+     * its live instances by status, ordered by type and version. Reads only live instances (their
+     * predicate is the partial index {@code saga_open_step_idx}'s, V7: ended ones cost nothing) and
+     * the heartbeat table.
      */
     public java.util.List<DefinitionCensus> census() {
         SagaRegistry registry = engine.registry();
