@@ -47,6 +47,13 @@ final class AdminCli {
                     + "         batch show BATCH_ID | batch stop BATCH_ID [--reason TEXT] | batch list [--state S]",
                     "act on every saga a filter matches, paced; follow or stop it",
                     withFilters("--action", "--rate", "--reason", "--state", "--limit"), Set.of("--dry-run"), 1, 2),
+            new Verb("migrate", "migrate --to-version N [filters] [--rate N] [--dry-run] [--reason TEXT]",
+                    "move the sagas a filter matches to another definition version (a batch; the dry run shows"
+                    + " what each of the first ones would become)", withFilters("--to-version", "--rate", "--reason"),
+                    Set.of("--dry-run"), 0, 0),
+            new Verb("definitions", "definitions", "each saga definition version: its live sagas by status, the live"
+                    + " processes that have it, whether new sagas start on it, whether it may be retired",
+                    Set.of(), Set.of(), 0, 0),
             new Verb("incidents", "incidents [--cause CAUSE] [--limit N] [--cursor C]",
                     "sagas that cannot go on without an operator, with their cause",
                     Set.of("--cause", "--limit", "--cursor"), Set.of(), 0, 0),
@@ -159,6 +166,7 @@ final class AdminCli {
         m.put("--stuck-for", "stuckForSeconds");
         m.put("--created-from", "createdFrom");
         m.put("--created-to", "createdTo");
+        m.put("--version", "version");
         return m;
     }
 
@@ -181,7 +189,7 @@ final class AdminCli {
         out.println();
         out.println("filters (sagas, batch start): --status S (repeat or S1,S2) --customer C --key IDEMPOTENCY_KEY");
         out.println("  --step STEP --parked-on DEPENDENCY --incident CAUSE|any --stuck-for SECONDS");
-        out.println("  --created-from TIME --created-to TIME (e.g. 2026-11-29T10:00:00Z)");
+        out.println("  --created-from TIME --created-to TIME (e.g. 2026-11-29T10:00:00Z) --version N");
         out.println("every verb: --json (the API's answer, for scripts), --url URL, --token T, --help");
         out.println("exit codes: 0 done, 1 refused or failed, 2 wrong command line, 3 operator API unreachable");
     }

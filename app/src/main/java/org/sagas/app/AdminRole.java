@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.sagas.adapters.http.HttpParticipantViews;
 import org.sagas.adapters.messaging.KafkaDeadLetterTopics;
+import org.sagas.orchestrator.OrchestratorSettings;
+import org.sagas.orchestrator.saga.SagaFleet;
 import org.sagas.orchestrator.admin.AdminServer;
 import org.sagas.orchestrator.admin.AdminTokens;
 import org.sagas.orchestrator.ordering.OrderStore;
@@ -58,7 +60,9 @@ final class AdminRole implements AutoCloseable {
                                     SandboxSettings.from(s).ledgerToken()),
                             new RelayDeadLetters(new OutboxDeadLetters(node.dataSource)), kafka, node.clock,
                             new FindingsReader(node.jdbi)::list, new AdminOverview(new OutboxBacklog(node.dataSource),
-                                    new FindingsReader(node.jdbi), node.inventory, node.payments), node.registry));
+                                    new FindingsReader(node.jdbi), node.inventory, node.payments), node.registry,
+                            new SagaFleet(node.jdbi, node.engine,
+                                    s.orchestrator().get(OrchestratorSettings.VERSIONS_HEARTBEAT))));
             return new AdminRole(server, kafka, tokenFile);
         } catch (RuntimeException e) {
             kafka.close();

@@ -41,12 +41,40 @@ final class AdminVerbs {
                 act(word(0), "payment-outcome", body);
             }
             case "batch" -> batch();
+            case "definitions" -> definitions();
+            case "migrate" -> startBatch("migrate", a.required("--to-version"));
             case "incidents" -> incidents();
             case "dead-letters" -> deadLetters();
             case "audit" -> audit();
             default -> throw new CliArgs.Wrong("unknown verb " + verb);
         }
         return 0;
+    }
+
+    /**
+     * {@code GET /admin/definitions}, one line per version; a version without live sagas that new
+     * sagas do not start on may be removed from a later build (docs/operations.md, "Retiring a saga version").
+     */
+    private void definitions() {
+        JsonNode r = api.get("/admin/definitions", Map.of());
+        if (print(r)) {
+            return;
+        }
+        for (JsonNode d : r.path("items")) {
+            StringBuilder line = new StringBuilder(d.path("type").asText() + " v" + d.path("version").asText() + "  "
+                    + d.path("liveTotal").asText() + " live");
+            d.path("liveInstances").properties().forEach(e -> line.append(" ").append(e.getKey()).append("=")
+                    .append(e.getValue().asText()));
+            line.append("  processes=").append(d.path("liveProcesses").asText());
+            if (d.path("startsNewInstances").asBoolean()) {
+                line.append("  new sagas start here");
+            }
+            boolean retirable = d.path("liveTotal").asLong() == 0 && !d.path("startsNewInstances").asBoolean();
+            line.append(retirable ? "  no live sagas: may be removed from a later build"
+                    : d.path("liveTotal").asLong() > 0 && d.path("liveProcesses").asInt() == 0
+                            ? "  NO live process has it: deploy a build that does" : "");
+            out.println(line);
+        }
     }
 
     private void whoami() {
@@ -135,35 +163,7 @@ final class AdminVerbs {
     private void batch() {
         String sub = word(0);
         switch (sub) {
-            case "start" -> {
-                ObjectNode body = body().put("action", a.required("--action"));
-                ObjectNode filter = body.putObject("filter");
-                for (Map.Entry<String, List<String>> f : filterQuery().entrySet()) {
-                    if (f.getKey().equals("status")) {
-                        ArrayNode statuses = filter.putArray("status");
-                        f.getValue().forEach(v -> List.of(v.split(",")).forEach(one -> statuses.add(one.strip())));
-                    } else {
-                        filter.put(f.getKey(), f.getValue().get(0));
-                    }
-                }
-                body.put("dryRun", a.has("--dry-run"));
-                if (a.one("--rate") != null) {
-                    try {
-                        body.put("maxRatePerSecond", Double.parseDouble(a.one("--rate")));
-                    } catch (NumberFormatException e) {
-                        throw new CliArgs.Wrong("--rate must be a number of sagas per second");
-                    }
-                }
-                JsonNode r = api.post("/admin/batches", body);
-                if (!print(r)) {
-                    out.println((r.path("dryRun").asBoolean() ? "dry run: " : "batch " + r.path("batchId").asText()
-                            + " started: ") + r.path("matched").asText() + " sagas match; the first ones:");
-                    CliTables.table(out, r.path("sample"), SAGA_COLUMNS);
-                    if (!r.path("dryRun").asBoolean()) {
-                        out.println("follow it: ./sagas admin batch show " + r.path("batchId").asText());
-                    }
-                }
-            }
+            case "start" -> startBatch(a.required("--action"), null);
             case "show" -> showBatch(api.get("/admin/batches/" + word(1), Map.of()));
             case "stop" -> showBatch(api.post("/admin/batches/" + word(1) + "/stop", body()));
             case "list" -> {
@@ -177,6 +177,52 @@ final class AdminVerbs {
                 }
             }
             default -> throw new CliArgs.Wrong("batch takes start, show, stop or list (got " + sub + ")");
+        }
+    }
+
+    /** {@code POST /admin/batches}: {@code toVersion} (text, checked here) only for a migration. */
+    private void startBatch(String action, String toVersion) {
+        ObjectNode body = body().put("action", action);
+        if (toVersion != null) {
+            try {
+                body.put("toVersion", Integer.parseInt(toVersion));
+            } catch (NumberFormatException e) {
+                throw new CliArgs.Wrong("--to-version must be a version number");
+            }
+        }
+        ObjectNode filter = body.putObject("filter");
+        for (Map.Entry<String, List<String>> f : filterQuery().entrySet()) {
+            if (f.getKey().equals("status")) {
+                ArrayNode statuses = filter.putArray("status");
+                f.getValue().forEach(v -> List.of(v.split(",")).forEach(one -> statuses.add(one.strip())));
+            } else {
+                filter.put(f.getKey(), f.getValue().get(0));
+            }
+        }
+        body.put("dryRun", a.has("--dry-run"));
+        if (a.one("--rate") != null) {
+            try {
+                body.put("maxRatePerSecond", Double.parseDouble(a.one("--rate")));
+            } catch (NumberFormatException e) {
+                throw new CliArgs.Wrong("--rate must be a number of sagas per second");
+            }
+        }
+        JsonNode r = api.post("/admin/batches", body);
+        if (!print(r)) {
+            out.println((r.path("dryRun").asBoolean() ? "dry run: " : "batch " + r.path("batchId").asText()
+                    + " started: ") + r.path("matched").asText() + " sagas match; the first ones:");
+            CliTables.table(out, r.path("sample"), SAGA_COLUMNS);
+            for (JsonNode p : r.path("plan")) {
+                out.println("  " + p.path("orderId").asText() + "  " + (p.path("to").isObject()
+                        ? "v" + p.path("from").path("definitionVersion").asText() + " "
+                                + p.path("from").path("step").asText() + " -> v"
+                                + p.path("to").path("definitionVersion").asText() + " "
+                                + p.path("to").path("step").asText()
+                        : "stays: " + p.path("refused").asText()));
+            }
+            if (!r.path("dryRun").asBoolean()) {
+                out.println("follow it: ./sagas admin batch show " + r.path("batchId").asText());
+            }
         }
     }
 

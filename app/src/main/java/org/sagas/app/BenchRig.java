@@ -49,12 +49,13 @@ final class BenchRig implements AutoCloseable {
     private final ChildJvm sandbox;
     private final String inventoryUrl;
     private final String paymentUrl;
+    private final String fraudUrl;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private ChildJvm product;
     private URI api;
 
     private BenchRig(EmbeddedStack stack, Settings infra, Connection stats, Monitor monitor, ChildJvm sandbox,
-            String inventoryUrl, String paymentUrl) {
+            String inventoryUrl, String paymentUrl, String fraudUrl) {
         this.stack = stack;
         this.infra = infra;
         this.stats = stats;
@@ -62,6 +63,7 @@ final class BenchRig implements AutoCloseable {
         this.sandbox = sandbox;
         this.inventoryUrl = inventoryUrl;
         this.paymentUrl = paymentUrl;
+        this.fraudUrl = fraudUrl;
     }
 
     /** Starts the infrastructure and the sandbox; the product comes with {@link #startProduct}. */
@@ -89,6 +91,8 @@ final class BenchRig implements AutoCloseable {
             env.put("SAGA_KAFKA_BOOTSTRAP", "");
             env.put("SAGA_INVENTORY_PORT", Integer.toString(inventoryPort));
             env.put("SAGA_PAYMENT_PORT", Integer.toString(paymentPort));
+            int fraudPort = FreePorts.find();
+            env.put("SAGA_FRAUD_PORT", Integer.toString(fraudPort));
             // The benchmarks stock SKUs and inject latency, as ./sagas up allows.
             env.put("SAGA_SANDBOX_CONTROLS", "on");
             out.println("starting the sandbox participants (a process of their own)...");
@@ -97,7 +101,7 @@ final class BenchRig implements AutoCloseable {
             String inventory = "http://" + host + ":" + inventoryPort;
             String payment = "http://" + host + ":" + paymentPort;
             BenchRig rig = new BenchRig(stack, infra, stats, new Monitor(connect(infra, infra.dbUrl())), sandbox,
-                    inventory, payment);
+                    inventory, payment, "http://" + host + ":" + fraudPort);
             rig.awaitOk(sandbox, URI.create(inventory + "/_faults"));
             rig.warmParticipants(out);
             return rig;
@@ -156,6 +160,7 @@ final class BenchRig implements AutoCloseable {
         all.put("SAGA_HTTP_PORT", Integer.toString(port));
         all.put("SAGA_INVENTORY_URL", inventoryUrl);
         all.put("SAGA_PAYMENT_URL", paymentUrl);
+        all.put("SAGA_FRAUD_URL", fraudUrl);
         // The benchmarks drive one customer as fast as the machine allows (Benchmarks.benchSettings
         // turns the per-client rate limit off unless one was asked for): that must reach the product's
         // own process too, or its default limit (50/s) answers the rest 429 and caps the figures.

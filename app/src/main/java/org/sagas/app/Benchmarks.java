@@ -79,9 +79,11 @@ final class Benchmarks {
         env.put("SAGA_HTTP_PORT", "0");
         env.put("SAGA_INVENTORY_PORT", "0");
         env.put("SAGA_PAYMENT_PORT", "0");
+        env.put("SAGA_FRAUD_PORT", "0");
         env.put("SAGA_ADMIN_PORT", "0");
         env.put("SAGA_INVENTORY_URL", "");
         env.put("SAGA_PAYMENT_URL", "");
+        env.put("SAGA_FRAUD_URL", "");
         // The benchmarks drive one customer as fast as the machine allows: no per-client rate limit
         // unless one was asked for.
         if (env.get("SAGA_CLIENT_RATE").equals(ApiProtection.CLIENT_RATE.defaultValue())) {

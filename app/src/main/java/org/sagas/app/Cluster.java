@@ -83,6 +83,8 @@ final class Cluster implements AutoCloseable {
     private String ledgerToken;
     private int inventoryPort;
     private int paymentPort;
+    /** The sandbox fraud service's, which the orders saga's version 2 calls. */
+    private final int fraudPort = FreePorts.find();
     private int adminPort = -1;
 
     private Cluster(EmbeddedStack stack, ClusterCredentials credentials) {
@@ -239,6 +241,8 @@ final class Cluster implements AutoCloseable {
         env.put("SAGA_PAYMENT_PORT", Integer.toString(paymentPort));
         env.put("SAGA_INVENTORY_URL", "http://127.0.0.1:" + inventoryPort);
         env.put("SAGA_PAYMENT_URL", "http://127.0.0.1:" + paymentPort);
+        env.put("SAGA_FRAUD_PORT", Integer.toString(fraudPort));
+        env.put("SAGA_FRAUD_URL", "http://127.0.0.1:" + fraudPort);
         env.put("SAGA_SANDBOX_LEDGER_TOKEN", ledgerToken);
         env.put("SAGA_ADMIN_TOKEN", adminToken);
         return env;

@@ -16,7 +16,7 @@ import java.util.concurrent.CountDownLatch;
 public final class Main {
     static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
-            "--payment-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
+            "--payment-port", "--fraud-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
             "--each", "--brokers", "--results", "--via");
     /** Flags without a value. */

@@ -26,13 +26,16 @@ import org.sagas.orchestrator.messaging.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jdbi.v3.core.Jdbi;
+import org.sagas.adapters.http.HttpFraudClient;
 import org.sagas.adapters.http.HttpInventoryClient;
 import org.sagas.adapters.http.HttpPaymentClient;
 import org.sagas.migrations.Migrations;
 import org.sagas.orchestrator.OrchestratorSettings;
 import org.sagas.orchestrator.ordering.OrderGauges;
+import org.sagas.orchestrator.ordering.ResilientFraudScreen;
 import org.sagas.orchestrator.ordering.ResilientInventoryActions;
 import org.sagas.orchestrator.ordering.OrderSaga;
+import org.sagas.orchestrator.ordering.OrderSagaV1ToV2;
 import org.sagas.orchestrator.ordering.OrderStore;
 import org.sagas.app.metrics.MicrometerResilienceListener;
 import org.sagas.orchestrator.config.ConfigException;
@@ -62,8 +65,12 @@ final class Node implements AutoCloseable {
     final MicrometerResilienceListener resilienceMetrics = new MicrometerResilienceListener(registry);
     final ResilientDependency inventory;
     final ResilientDependency payments;
+    /** The fraud screening service, called by version 2 of the orders saga. */
+    final ResilientDependency fraud;
     final SagaEngine engine;
     final OrderSaga orderSaga;
+    /** Version 2 of the orders saga, registered beside version 1 (docs/design.md, "A second version of a saga"). */
+    final OrderSaga orderSagaV2;
     final OrderGauges gauges;
     final IncidentGauges incidents;
     /** Traces (ADR 0018); {@link Tracing#off()} unless OTEL_* variables asked for them. */
@@ -85,13 +92,19 @@ final class Node implements AutoCloseable {
                 ResilienceSettings.INVENTORY, ResilienceConfig.inventoryDefaults())), resilienceMetrics);
         this.payments = ResilientDependency.create(resilience(settings, ResilienceSettings.PAYMENT,
                 ResilienceConfig.paymentDefaults()), resilienceMetrics);
-        this.orderSaga = new OrderSaga(new ResilientInventoryActions(
+        this.fraud = ResilientDependency.create(resilience(settings, ResilienceSettings.FRAUD,
+                ResilienceConfig.fraudDefaults()), resilienceMetrics);
+        ResilientInventoryActions inventoryActions = new ResilientInventoryActions(
                 new HttpInventoryClient(URI.create(settings.inventoryUrl()), tracing), inventory, registry,
-                settings.degradedMode()),
-                settings.paymentTimeout());
+                settings.degradedMode());
+        this.orderSaga = new OrderSaga(inventoryActions, settings.paymentTimeout());
+        this.orderSagaV2 = OrderSaga.v2(inventoryActions, new ResilientFraudScreen(
+                new HttpFraudClient(URI.create(settings.fraudUrl()), tracing), fraud, registry,
+                settings.degradedMode()), settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
-                () -> relayWakeUp.run(), tracing).register(orderSaga);
+                () -> relayWakeUp.run(), tracing).register(orderSaga).register(orderSagaV2)
+                .registerMigration(new OrderSagaV1ToV2());
         try {
             engine.startOn(OrderSaga.TYPE, settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_VERSION));
         } catch (IllegalArgumentException e) {

@@ -7,11 +7,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.sagas.adapters.messaging.OrderCommandConsumer;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
+import org.sagas.adapters.sandbox.FraudSandbox;
 import org.sagas.adapters.sandbox.InventorySandbox;
 import org.sagas.adapters.sandbox.PaymentSandbox;
 import org.sagas.adapters.sandbox.SandboxAccess;
@@ -22,6 +24,7 @@ import org.sagas.orchestrator.http.OrderCommands;
 import org.sagas.orchestrator.http.ForegroundFirst;
 import org.sagas.orchestrator.saga.ParkedResumer;
 import org.sagas.orchestrator.saga.SagaFleet;
+import org.sagas.app.metrics.SagaVersionGauges;
 import org.sagas.orchestrator.saga.UnknownLiveVersions;
 import org.sagas.orchestrator.http.ApiServer;
 import org.sagas.orchestrator.http.RequestBudget;
@@ -65,6 +68,7 @@ final class Product implements AutoCloseable {
     private WarmUp warmUp;
     private InventorySandbox inventorySandbox;
     private PaymentSandbox paymentSandbox;
+    private FraudSandbox fraudSandbox;
     /** Checked before anything starts: an open API refuses to face the network (docs/security.md). */
     private ClientAccess access;
     /** Traces: off unless OTEL_* variables ask (ADR 0018). */
@@ -106,6 +110,8 @@ final class Product implements AutoCloseable {
                     + "  (PUT /stock/{sku}, PUT /_faults)");
             out.println("  payments     http://" + s.host() + ":" + product.paymentSandbox.port()
                     + "  (PUT /_faults; GET /charges?orderId= with the ledger token)");
+            out.println("  fraud        http://" + s.host() + ":" + product.fraudSandbox.port()
+                    + "  (PUT /_faults; screens the orders of the saga's version 2)");
             if (SandboxSettings.from(settings).ledgerToken().isEmpty()) {
                 out.println("  ledger token " + product.adminTokenDir.resolve(SandboxSettings.TOKEN_FILE)
                         + "  (generated, mode 600; Authorization: Bearer <it>)");
@@ -200,7 +206,15 @@ final class Product implements AutoCloseable {
             } catch (UnknownLiveVersions e) {
                 throw new ConfigurationError(e.getMessage(), e);
             }
-            components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, fleet::heartbeat, jobs));
+            // Which versions still have live sagas: one that has none may leave a later build (docs/operations.md).
+            fleet.census().forEach(c -> log.info("saga {}: {} live {}{}", c.definition(), c.liveTotal(),
+                    c.liveInstances(), c.inThisProcess() ? (c.startsNew() ? ", new sagas start on it" : "")
+                            : ", not in this build"));
+            SagaVersionGauges versionGauges = new SagaVersionGauges(fleet, node.registry);
+            components.start(new PeriodicJob("saga-versions", Duration.ZERO, heartbeat, () -> {
+                fleet.heartbeat();
+                versionGauges.refresh();
+            }, jobs));
         }
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
                 node.gauges::refresh, jobs).backingOff(node.activity, idle));
@@ -219,6 +233,8 @@ final class Product implements AutoCloseable {
             components.start(Component.of("inventory-sandbox", inventorySandbox));
             paymentSandbox = PaymentSandbox.start(node.dataSource, s.host(), s.paymentPort(), access);
             components.start(Component.of("payment-sandbox", paymentSandbox));
+            fraudSandbox = FraudSandbox.start(SandboxSettings.from(s).fraudRules(), s.host(), s.fraudPort(), access);
+            components.start(Component.of("fraud-sandbox", fraudSandbox));
         }
         if (roles.contains("relay")) {
             OutboxRelay.Builder builder = OutboxRelay.builder().dataSource(node.dataSource)
@@ -258,9 +274,14 @@ final class Product implements AutoCloseable {
                     SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
                     foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
                     .tracing(node.tracing).start()));
-            components.start(new ParkedResumer(node.engine, OrderSaga.INVENTORY, node.inventory, s.resumeRate(),
-                    o.get(OrchestratorSettings.RESUME_STEP_BUDGET), o.get(OrchestratorSettings.RESUME_TICK), jobs)
-                    .backingOff(node.activity, idle));
+            // One resumer per dependency orders park on, each paced by and woken with its own breaker.
+            Set<String> paced = Set.of(OrderSaga.INVENTORY, OrderSaga.FRAUD);
+            components.start(new ParkedResumer(ParkedResumer.NAME, node.engine, OrderSaga.INVENTORY, paced,
+                    node.inventory, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
+                    o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
+            components.start(new ParkedResumer(ParkedResumer.NAME + "-" + OrderSaga.FRAUD, node.engine,
+                    OrderSaga.FRAUD, paced, node.fraud, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
+                    o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
             Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
             components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
                     jobs).backingOff(node.activity, idle));
@@ -416,6 +437,7 @@ final class Product implements AutoCloseable {
         if (all) {
             checkPort(s.inventoryPort(), "SAGA_INVENTORY_PORT / --inventory-port");
             checkPort(s.paymentPort(), "SAGA_PAYMENT_PORT / --payment-port");
+            checkPort(s.fraudPort(), "SAGA_FRAUD_PORT / --fraud-port");
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.sagas.adapters.sandbox.FraudRules;
 import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.config.Setting;
@@ -17,8 +18,9 @@ import org.sagas.orchestrator.config.SettingsTable;
  * asks for and the reconciler and the operator API send. Immutable.
  *
  * @param ledgerToken empty when none is set
+ * @param fraudRules what the sandbox fraud service refuses
  */
-record SandboxSettings(Controls controls, String ledgerToken) {
+record SandboxSettings(Controls controls, String ledgerToken, FraudRules fraudRules) {
     /** {@code SAGA_SANDBOX_CONTROLS}. */
     enum Controls { AUTO, ON, OFF }
 
@@ -39,8 +41,14 @@ record SandboxSettings(Controls controls, String ledgerToken) {
             "file holding the ledger token, e.g. a Docker secret; its line end is dropped; not with"
                     + " SAGA_SANDBOX_LEDGER_TOKEN");
 
+    static final Setting<Integer> FRAUD_LIMIT = Setting.integer("SAGA_SANDBOX_FRAUD_LIMIT_CENTS", 500_000, 1,
+            Integer.MAX_VALUE, "cents", Set.of("sandbox"),
+            "the sandbox fraud service refuses an order whose total is over this (rule amount_over_limit)");
+    static final Setting<String> FRAUD_FLAGGED = Setting.text("SAGA_SANDBOX_FRAUD_FLAGGED_CUSTOMERS", "c-fraud",
+            Set.of("sandbox"), "comma-separated customer ids the sandbox fraud service refuses (rule flagged_customer)");
+
     static final SettingsTable TABLE = SettingsTable.of("Sandbox participants", List.of(CONTROLS, LEDGER_TOKEN,
-            LEDGER_TOKEN_FILE));
+            LEDGER_TOKEN_FILE, FRAUD_LIMIT, FRAUD_FLAGGED));
 
     /**
      * The sandbox settings of {@code settings}, the token read from its file when one is named.
@@ -55,8 +63,10 @@ record SandboxSettings(Controls controls, String ledgerToken) {
         } catch (ConfigException e) {
             throw new ConfigurationError(e.getMessage(), e);
         }
+        Set<String> flagged = java.util.Arrays.stream(v.get(FRAUD_FLAGGED).split(",")).map(String::strip)
+                .filter(c -> !c.isEmpty()).collect(java.util.stream.Collectors.toUnmodifiableSet());
         return new SandboxSettings(Controls.valueOf(v.get(CONTROLS).toUpperCase(Locale.ROOT)),
-                SecretFile.resolve(raw, LEDGER_TOKEN.name()));
+                SecretFile.resolve(raw, LEDGER_TOKEN.name()), new FraudRules(v.get(FRAUD_LIMIT), flagged));
     }
 
     /**

@@ -71,6 +71,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             Set.of("sandbox"), "sandbox inventory port (--inventory-port)");
     static final Setting<Integer> PAYMENT_PORT = integer("SAGA_PAYMENT_PORT", 8082, 0, 65_535, "port",
             Set.of("sandbox"), "sandbox payment provider port (--payment-port)");
+    static final Setting<Integer> FRAUD_PORT = integer("SAGA_FRAUD_PORT", 8083, 0, 65_535, "port",
+            Set.of("sandbox"), "sandbox fraud screening port (--fraud-port), called by the orders saga's version 2");
+    static final Setting<String> FRAUD_URL = text("SAGA_FRAUD_URL", "", Set.of("api", "saga-worker"),
+            "fraud screening service base URL (the orders saga's version 2); unset = the sandbox on SAGA_FRAUD_PORT");
     static final Setting<String> INVENTORY_URL = text("SAGA_INVENTORY_URL", "", Set.of("api", "saga-worker", "reconciler"),
             "inventory service base URL; unset = the sandbox on SAGA_INVENTORY_PORT");
     static final Setting<String> PAYMENT_URL = text("SAGA_PAYMENT_URL", "", Set.of("payment-worker", "reconciler"),
@@ -100,14 +104,14 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** The launcher's and the infrastructure's settings. */
     static final SettingsTable TABLE = SettingsTable.of("Infrastructure and processes", List.of(DB_URL, DB_USER,
             DB_PASSWORD, DB_PASSWORD_FILE, DB_MIGRATE, DB_GRANTS, KAFKA_BOOTSTRAP, KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_FILE,
-            KAFKA_ROLE_CREDENTIALS, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, INVENTORY_URL,
-            PAYMENT_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, DB_STATEMENT_TIMEOUT, DB_SOCKET_TIMEOUT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
+            KAFKA_ROLE_CREDENTIALS, HTTP_HOST, HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, FRAUD_PORT, INVENTORY_URL,
+            PAYMENT_URL, FRAUD_URL, DATA_DIR, DB_POOL_SIZE, DB_WAIT, DB_STATEMENT_TIMEOUT, DB_SOCKET_TIMEOUT, CONSUMER_THREADS, LOG_LEVEL, WARM_UP_ORDERS, WARM_UP_MAX));
 
     /** Every table of the product, in the order the reference and {@code --help} list them. */
     static List<SettingsTable> tables() {
         return List.of(TABLE, OrchestratorSettings.TABLE, ApiProtection.TABLE, AdminSettings.TABLE,
                 SandboxSettings.TABLE, ReconcilerSettings.TABLE, ResilienceSettings.inventoryTable(),
-                ResilienceSettings.paymentTable());
+                ResilienceSettings.paymentTable(), ResilienceSettings.fraudTable());
     }
 
     /** Every variable the product reads. */
@@ -123,6 +127,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         flag(flags, withFlags, "--port", "SAGA_HTTP_PORT");
         flag(flags, withFlags, "--inventory-port", "SAGA_INVENTORY_PORT");
         flag(flags, withFlags, "--payment-port", "SAGA_PAYMENT_PORT");
+        flag(flags, withFlags, "--fraud-port", "SAGA_FRAUD_PORT");
         flag(flags, withFlags, "--data-dir", "SAGA_DATA_DIR");
         flag(flags, withFlags, "--host", "SAGA_HTTP_HOST");
         flag(flags, withFlags, "--admin-port", "SAGA_ADMIN_PORT");
@@ -152,6 +157,10 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 : app.get(INVENTORY_URL);
         String paymentUrl = app.get(PAYMENT_URL).isEmpty() ? "http://" + host + ":" + paymentPort
                 : app.get(PAYMENT_URL);
+        if (app.get(FRAUD_PORT) == 0) {
+            // Fixed now, as the other sandboxes' ports are: the fraud client needs its URL.
+            raw.put(FRAUD_PORT.name(), Integer.toString(org.sagas.embedded.FreePorts.find()));
+        }
         String dataDir = app.get(DATA_DIR);
         String dbUrl = app.get(DB_URL);
         if (!dbUrl.isEmpty() && !dbUrl.startsWith("jdbc:postgresql://")) {
@@ -173,6 +182,17 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 o.get(OrchestratorSettings.PARK_RETRY), o.get(OrchestratorSettings.FOREGROUND_BUSY_AT),
                 o.get(OrchestratorSettings.FOREGROUND_MAX_WAIT),
                 o.get(OrchestratorSettings.FOREGROUND_CPU_PERCENT) / 100.0, o, Map.copyOf(raw));
+    }
+
+    /** The sandbox fraud service's port (0 in the environment: a free port, chosen once when read). */
+    public int fraudPort() {
+        return Integer.parseInt(raw.get(FRAUD_PORT.name()));
+    }
+
+    /** The fraud screening service the orders saga's version 2 calls. */
+    public String fraudUrl() {
+        String url = raw.getOrDefault(FRAUD_URL.name(), "");
+        return url.isEmpty() ? "http://" + host + ":" + fraudPort() : url;
     }
 
     /** How long a process waits for PostgreSQL at start. */

@@ -169,6 +169,8 @@ class ConsoleBrowserIT extends GameDayLifecycle {
         assertThat(product.status(id)).isEqualTo("CONFIRMED");
         String text = browser.findElement(By.tagName("body")).getText();
         assertThat(text).contains("operator_retry");
+        // And the saga page names the definition version the order ran
+        assertThat(text).contains("order v1");
         screenshot("04-saga-confirmed");
         // And the markup in the reason is shown as text: no element, no script ran
         assertThat(text).contains(HOSTILE + " inventory is back");
@@ -187,6 +189,13 @@ class ConsoleBrowserIT extends GameDayLifecycle {
         });
         assertThat(AdminHttp.operator(product).auditOf(id.toString()).get(0).path("reason").asText())
                 .isEqualTo(HOSTILE + " inventory is back");
+        // And the definitions page lists the orders saga's versions, the one new orders start on marked
+        open("#/definitions");
+        WebElement v1 = await().atMost(PAGE).ignoreExceptions().until(() -> browser.findElement(
+                By.xpath("//table//tr[td[1][text()='order'] and td[2][text()='v1']]")), r -> r != null);
+        assertThat(v1.getText()).contains("yes");
+        assertThat(browser.findElement(By.xpath("//table//tr[td[1][text()='order'] and td[2][text()='v2']]"))
+                .getText()).doesNotContain("yes");
         // And so is the markup in the other order's SKU, on its saga page
         open("#/saga/" + hostile);
         await().atMost(PAGE).ignoreExceptions().until(() -> !browser.findElements(

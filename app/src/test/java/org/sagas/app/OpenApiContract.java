@@ -83,6 +83,10 @@ final class OpenApiContract {
         return resource("payment", "/org/sagas/adapters/sandbox/openapi-payment.json");
     }
 
+    static OpenApiContract fraud() {
+        return resource("fraud", "/org/sagas/adapters/sandbox/openapi-fraud.json");
+    }
+
     String name() {
         return name;
     }

@@ -210,6 +210,9 @@ class OpenApiContractIT extends GameDayLifecycle {
         assertThat(admin("POST", "/admin/sagas/{orderId}/retry", "/admin/sagas/" + parked1 + "/retry", "{}",
                 TestProduct.VIEWER_TOKEN).statusCode()).isEqualTo(403);
         assertThat(admin("GET", "/admin/whoami", "/admin/whoami", null).statusCode()).isEqualTo(200);
+        assertThat(admin("GET", "/admin/definitions", "/admin/definitions", null).statusCode()).isEqualTo(200);
+        assertThat(admin("GET", "/admin/definitions", "/admin/definitions?type=order", null).statusCode())
+                .isEqualTo(400);
         // Finding and inspecting
         assertThat(admin("GET", "/admin/sagas", "/admin/sagas?customerId=" + customer + "&limit=2", null)
                 .statusCode()).isEqualTo(200);

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.sagas.orchestrator.ProblemDetail;
 
 /**
- * The OpenAPI documents the jar ships (public, operator, ops listener, sandbox inventory and
- * payment provider) are sound on their own: OpenAPI 3.1 with 2020-12 schemas, every reference resolves, every schema compiles, errors
+ * The OpenAPI documents the jar ships (public, operator, ops listener, sandbox inventory, payment
+ * provider and fraud service) are sound on their own: OpenAPI 3.1 with 2020-12 schemas, every reference resolves, every schema compiles, errors
  * are problem+json, and the public contract's headers and security schemes are there. Whether
  * they match what the servers register and answer is {@link OpenApiContractIT}'s job.
  */
@@ -25,7 +25,7 @@ class OpenApiDocumentsTest {
 
     static Stream<OpenApiContract> documents() {
         return Stream.of(OpenApiContract.publicApi(), OpenApiContract.adminApi(), OpenApiContract.opsApi(),
-                OpenApiContract.inventory(), OpenApiContract.payment());
+                OpenApiContract.inventory(), OpenApiContract.payment(), OpenApiContract.fraud());
     }
 
     @ParameterizedTest(name = "{0}")

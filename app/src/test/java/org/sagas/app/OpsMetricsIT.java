@@ -28,7 +28,7 @@ class OpsMetricsIT {
 
     /** The background jobs of a process with every role, as {@code /health/components} names them. */
     private static final List<String> JOBS = List.of("order-gauges", "incident-gauges", "parked-resumer",
-            "step-timeouts", "parked-expiry", "stalled-compensations", "retention", "payment-reconciler",
+            "parked-resumer-fraud", "step-timeouts", "parked-expiry", "stalled-compensations", "retention", "payment-reconciler",
             "ledger-puller", "finding-gauges", "saga-versions");
 
     private TestProduct product;

@@ -71,6 +71,7 @@ final class TestProduct implements AutoCloseable {
         env.put("SAGA_HTTP_PORT", "0");
         env.put("SAGA_INVENTORY_PORT", "0");
         env.put("SAGA_PAYMENT_PORT", "0");
+        env.put("SAGA_FRAUD_PORT", "0");
         env.put("SAGA_PAYMENT_STEP_TIMEOUT_MS", "8000");
         env.put("SAGA_CONSUMER_THREADS", "2");
         // Functional tests: a cold JVM on two busy cores must not look like a failing inventory.
@@ -188,6 +189,11 @@ final class TestProduct implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + settings.paymentPort() + path);
     }
 
+    /** A path on the sandbox fraud service (called by the orders saga's version 2). */
+    URI fraud(String path) {
+        return URI.create("http://127.0.0.1:" + settings.fraudPort() + path);
+    }
+
     HttpResponse<String> submit(String key, String body, String... headers) {
         return submit(key, body, !java.util.Arrays.asList(headers).contains("X-Deadline"), headers);
     }
@@ -277,10 +283,15 @@ final class TestProduct implements AutoCloseable {
         put(payments("/_faults"), json);
     }
 
+    void fraudFaults(String json) {
+        put(fraud("/_faults"), json);
+    }
+
     /** Back to no faults. */
     void healthy() {
         inventoryFaults("{\"latencyMs\":0,\"errorRate\":0.0,\"down\":false}");
         paymentFaults("{\"latencyMs\":0,\"declineRate\":0.0,\"down\":false,\"timeoutAfterCharge\":false}");
+        fraudFaults("{\"latencyMs\":0,\"errorRate\":0.0,\"down\":false}");
     }
 
     HttpResponse<String> send(HttpRequest request) {

@@ -123,8 +123,9 @@ public final class OrchestratorSettings {
                     + " (3 days), so a redelivery is always recognised");
 
     public static final Setting<Integer> ORDER_SAGA_VERSION = integer("SAGA_ORDER_SAGA_VERSION", 1, 1, 1_000,
-            "version", ENGINE, "the orders saga's definition version new orders start on; an order keeps the version it"
-                    + " started on to its end (docs/design.md, \"A second version of a saga\")");
+            "version", ENGINE, "the orders saga's definition version new orders start on: 1 (reserve, charge) or 2 (reserve,"
+                    + " fraud screen, charge); an order keeps the version it started on to its end (docs/design.md,"
+                    + " \"A second version of a saga\")");
     public static final Setting<Duration> VERSIONS_HEARTBEAT = millis("SAGA_VERSIONS_HEARTBEAT_MS", 10_000, 100,
             3_600_000, ENGINE, "how often a process records the saga definition versions it has; silent for 3 of"
                     + " these, they no longer let another process start (docs/decisions/0025)");

@@ -63,10 +63,12 @@ public final class AdminServer implements AutoCloseable {
      *
      * @param overview the overview's figures from outside the orchestrator ({@link OverviewSources#NONE}: none)
      * @param registry where the listener's refusals ({@value #REFUSED}) and the console's sessions are counted
+     * @param fleet the saga definition versions of the running processes ({@code GET /admin/definitions})
      */
     public record Parts(Jdbi jdbi, SagaEngine engine, OrderStore orders, ParticipantViews participants,
             OutboxDeadLetterPort outboxDeadLetters, KafkaDeadLetters kafkaDeadLetters, Clock clock,
-            ReconciliationFindings findings, OverviewSources overview, MeterRegistry registry) {}
+            ReconciliationFindings findings, OverviewSources overview, MeterRegistry registry,
+            org.sagas.orchestrator.saga.SagaFleet fleet) {}
 
     /** Requests the operator listener refused before any action, by reason: {@code saga_admin_refused_total{reason}}. */
     public static final String REFUSED = "saga.admin.refused";
@@ -93,7 +95,7 @@ public final class AdminServer implements AutoCloseable {
         BatchRunner runner = new BatchRunner(new BatchStore(parts.jdbi()), parts.orders(), actions, audit,
                 parts.clock(), config.batchLease());
         Batches batches = new Batches(parts.jdbi(), new BatchStore(parts.jdbi()), parts.orders(), audit, runner,
-                parts.clock());
+                parts.clock(), actions);
         SagaRoutes sagas = new SagaRoutes(parts.orders(), new SagaInspector(parts.jdbi(), parts.orders(), audit,
                 snapshots), actions, guard);
         Console console = new Console(config.tokens(), sessions, throttle);
@@ -119,6 +121,7 @@ public final class AdminServer implements AutoCloseable {
             new DeadLetterRoutes(parts.outboxDeadLetters(), parts.kafkaDeadLetters(), audit, guard)
                     .register(c.routes);
             new AuditRoutes(audit, guard).register(c.routes);
+            new DefinitionRoutes(parts.fleet()).register(c.routes);
             new ReconciliationRoutes(parts.findings()).register(c.routes);
             new OverviewRoutes(parts.orders(), parts.engine(), parts.overview(), parts.kafkaDeadLetters(),
                     parts.clock()).register(c.routes);

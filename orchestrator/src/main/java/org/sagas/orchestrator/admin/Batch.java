@@ -13,10 +13,13 @@ import org.sagas.orchestrator.ordering.OrderCursor;
  * @param snapshotAt sagas created after this are not part of the batch
  * @param cursor where the walk stands: every saga up to it was acted on (null: none yet)
  * @param runner the process running it now, while its lease lasts
+ * @param toVersion for {@link #MIGRATE}: the saga definition version the orders move to; else null
  */
 record Batch(UUID batchId, String action, Map<String, Object> filter, String reason, String actor, double maxRate,
         String state, int matched, Instant snapshotAt, OrderCursor cursor, String runner, Instant leaseUntil,
-        String error, Instant createdAt, Instant updatedAt, Instant finishedAt) {
+        String error, Instant createdAt, Instant updatedAt, Instant finishedAt, Integer toVersion) {
+    /** The action that moves orders to another saga definition version. */
+    static final String MIGRATE = "migrate";
     static final String RUNNING = "RUNNING";
     static final String STOPPED = "STOPPED";
     static final String COMPLETED = "COMPLETED";

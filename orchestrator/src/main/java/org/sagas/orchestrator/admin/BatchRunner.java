@@ -154,6 +154,8 @@ public final class BatchRunner implements AutoCloseable {
         try {
             if ("retry".equals(batch.action())) {
                 actions.retry(who, item.orderId(), batch.reason(), batch.batchId());
+            } else if (Batch.MIGRATE.equals(batch.action())) {
+                actions.migrate(who, item.orderId(), batch.toVersion(), batch.reason(), batch.batchId());
             } else {
                 actions.cancel(who, item.orderId(), batch.reason(), batch.batchId());
             }

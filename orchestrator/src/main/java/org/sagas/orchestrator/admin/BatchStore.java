@@ -23,7 +23,7 @@ import org.sagas.orchestrator.ordering.OrderCursor;
 final class BatchStore {
     private static final String COLUMNS = "batch_id, action, filter::text AS filter, reason, actor, max_rate, state,"
             + " matched, snapshot_at, cursor_created_at, cursor_id, runner, lease_until, error, created_at, updated_at,"
-            + " finished_at";
+            + " finished_at, to_version";
 
     private final Jdbi jdbi;
 
@@ -33,8 +33,9 @@ final class BatchStore {
 
     static void insert(Handle h, Batch b) {
         h.createUpdate("INSERT INTO admin_batch (batch_id, action, filter, reason, actor, max_rate, state, matched,"
-                        + " snapshot_at) VALUES (:id, :action, CAST(:filter AS jsonb), :reason, :actor, :rate, 'RUNNING',"
-                        + " :matched, :snapshot)")
+                        + " snapshot_at, to_version) VALUES (:id, :action, CAST(:filter AS jsonb), :reason, :actor, :rate,"
+                        + " 'RUNNING', :matched, :snapshot, :toVersion)")
+                .bind("toVersion", b.toVersion())
                 .bind("id", b.batchId()).bind("action", b.action()).bind("filter", Json.write(b.filter()))
                 .bind("reason", b.reason()).bind("actor", b.actor()).bind("rate", b.maxRate())
                 .bind("matched", b.matched()).bind("snapshot", Timestamp.from(b.snapshotAt())).execute();
@@ -108,7 +109,7 @@ final class BatchStore {
                 instant(rs, "snapshot_at"),
                 cursorAt == null ? null : new OrderCursor(cursorAt.toInstant(), rs.getObject("cursor_id", UUID.class)),
                 rs.getString("runner"), instant(rs, "lease_until"), rs.getString("error"), instant(rs, "created_at"),
-                instant(rs, "updated_at"), instant(rs, "finished_at"));
+                instant(rs, "updated_at"), instant(rs, "finished_at"), (Integer) rs.getObject("to_version"));
     }
 
     private static Map<String, Object> readFilter(String json) {

@@ -23,8 +23,13 @@ final class Batches {
     static final int SAMPLE = 10;
     static final double DEFAULT_RATE = 50;
 
-    /** What a batch request asked for, validated. */
-    record Request(String action, OrderFilter filter, boolean dryRun, double maxRate, String reason) {}
+    /**
+     * What a batch request asked for, validated.
+     *
+     * @param toVersion for a migration: the saga definition version to move to; else null
+     */
+    record Request(String action, OrderFilter filter, boolean dryRun, double maxRate, String reason,
+            Integer toVersion) {}
 
     private final Jdbi jdbi;
     private final BatchStore store;
@@ -32,8 +37,11 @@ final class Batches {
     private final AuditLog audit;
     private final BatchRunner runner;
     private final Clock clock;
+    private final SagaActions actions;
 
-    Batches(Jdbi jdbi, BatchStore store, OrderStore orders, AuditLog audit, BatchRunner runner, Clock clock) {
+    Batches(Jdbi jdbi, BatchStore store, OrderStore orders, AuditLog audit, BatchRunner runner, Clock clock,
+            SagaActions actions) {
+        this.actions = actions;
         this.jdbi = jdbi;
         this.store = store;
         this.orders = orders;
@@ -49,14 +57,22 @@ final class Batches {
         }
         for (var it = body.fieldNames(); it.hasNext();) {
             String f = it.next();
-            if (!List.of("action", "filter", "dryRun", "maxRatePerSecond", "reason").contains(f)) {
+            if (!List.of("action", "filter", "dryRun", "maxRatePerSecond", "reason", "toVersion").contains(f)) {
                 throw new InvalidRequest(f, "unknown field; a batch has action, filter, dryRun, maxRatePerSecond,"
-                        + " reason");
+                        + " reason, toVersion");
             }
         }
         String action = body.path("action").asText("");
-        if (!action.equals("retry") && !action.equals("cancel")) {
-            throw new InvalidRequest("action", "must be retry or cancel");
+        if (!action.equals("retry") && !action.equals("cancel") && !action.equals(Batch.MIGRATE)) {
+            throw new InvalidRequest("action", "must be retry, cancel or migrate");
+        }
+        JsonNode to = body.get("toVersion");
+        if (action.equals(Batch.MIGRATE) != (to != null)) {
+            throw new InvalidRequest("toVersion", action.equals(Batch.MIGRATE)
+                    ? "a migration needs the version to move to" : "only a migration takes it");
+        }
+        if (to != null && (!to.isInt() || to.asInt() < 1 || to.asInt() > 1000)) {
+            throw new InvalidRequest("toVersion", "must be an integer from 1 to 1000");
         }
         OrderFilter filter = FilterParams.fromJson(body.get("filter"));
         if (FilterParams.isEmpty(filter)) {
@@ -72,7 +88,7 @@ final class Batches {
         }
         String reason = AdminRequests.reason(body, true);
         return new Request(action, filter, dry != null && dry.asBoolean(), rate == null ? DEFAULT_RATE : rate.asDouble(),
-                reason);
+                reason, to == null ? null : to.asInt());
     }
 
     /** Counts and samples; for a real batch also stores it and wakes the runner. */
@@ -86,19 +102,27 @@ final class Batches {
         answer.put("dryRun", r.dryRun());
         answer.put("action", r.action());
         answer.put("matched", matched);
-        answer.put("sample", orders.search(r.filter(), null, SAMPLE, false));
+        List<org.sagas.orchestrator.ordering.OrderSummary> sample = orders.search(r.filter(), null, SAMPLE, false);
+        answer.put("sample", sample);
+        if (r.toVersion() != null) {
+            answer.put("toVersion", r.toVersion());
+            // What each sampled order would become, or why it would stay (docs/operations-admin.md).
+            answer.put("plan", sample.stream().map(o -> actions.planMigration(o.orderId(), r.toVersion())).toList());
+        }
         if (r.dryRun()) {
             return answer;
         }
         UUID id = UUID.randomUUID();
         Instant now = clock.instant();
         Batch batch = new Batch(id, r.action(), FilterParams.toJson(r.filter()), r.reason(), who.name(), r.maxRate(),
-                Batch.RUNNING, matched, now, null, null, null, null, now, now, null);
+                Batch.RUNNING, matched, now, null, null, null, null, now, now, null, r.toVersion());
         jdbi.useTransaction(h -> {
             BatchStore.insert(h, batch);
             AuditLog.record(h, new AuditLog.Line(who, "batch-start", "batch:" + id, r.reason(), "APPLIED",
-                    Json.write(Map.of("action", r.action(), "filter", batch.filter(), "matched", matched,
-                            "maxRatePerSecond", r.maxRate())), null));
+                    Json.write(r.toVersion() == null ? Map.of("action", r.action(), "filter", batch.filter(),
+                            "matched", matched, "maxRatePerSecond", r.maxRate()) : Map.of("action", r.action(),
+                            "filter", batch.filter(), "matched", matched, "maxRatePerSecond", r.maxRate(),
+                            "toVersion", r.toVersion())), null));
         });
         runner.wake();
         answer.put("batchId", id);
@@ -139,6 +163,7 @@ final class Batches {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("batchId", b.batchId());
         v.put("action", b.action());
+        v.put("toVersion", b.toVersion());
         v.put("state", b.state());
         v.put("filter", b.filter());
         v.put("reason", b.reason());

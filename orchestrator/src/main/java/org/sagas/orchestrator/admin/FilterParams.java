@@ -23,7 +23,7 @@ import org.sagas.orchestrator.ordering.OrderStatus;
  */
 final class FilterParams {
     static final List<String> NAMES = List.of("status", "customerId", "idempotencyKey", "step", "parkedOn", "incident",
-            "stuckForSeconds", "createdFrom", "createdTo");
+            "stuckForSeconds", "createdFrom", "createdTo", "version");
     private static final Pattern STEP = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
     private static final Pattern DEPENDENCY = Pattern.compile("[a-z][a-z0-9_-]{0,63}");
     private static final Pattern CAUSE = Pattern.compile("[A-Z][A-Z0-9_]{0,63}");
@@ -83,6 +83,7 @@ final class FilterParams {
         putIf(m, "stuckForSeconds", f.stuckFor() == null ? null : f.stuckFor().toSeconds());
         putIf(m, "createdFrom", f.createdFrom() == null ? null : f.createdFrom().toString());
         putIf(m, "createdTo", f.createdTo() == null ? null : f.createdTo().toString());
+        putIf(m, "version", f.definitionVersion());
         return m;
     }
 
@@ -108,6 +109,7 @@ final class FilterParams {
         }
         String step = one(p, "step");
         String stuck = one(p, "stuckForSeconds");
+        String version = one(p, "version");
         return new OrderFilter(statuses,
                 text("customerId", one(p, "customerId"), 64),
                 text("idempotencyKey", one(p, "idempotencyKey"), 255),
@@ -117,7 +119,8 @@ final class FilterParams {
                 incident,
                 stuck == null ? null : Duration.ofSeconds(number("stuckForSeconds", stuck, 0, 31_536_000)),
                 instant("createdFrom", one(p, "createdFrom")),
-                instant("createdTo", one(p, "createdTo")));
+                instant("createdTo", one(p, "createdTo")),
+                version == null ? null : (int) number("version", version, 1, 1_000));
     }
 
     private static String one(Map<String, List<String>> p, String name) {

@@ -13,6 +13,7 @@ import org.sagas.orchestrator.ordering.OrderMessages;
 import org.sagas.orchestrator.ordering.OrderSaga;
 import org.sagas.orchestrator.ordering.OrderStatus;
 import org.sagas.orchestrator.saga.IncomingMessage;
+import org.sagas.orchestrator.saga.MigrationOutcome;
 import org.sagas.orchestrator.saga.OperatorCommand;
 import org.sagas.orchestrator.saga.OperatorOutcome;
 import org.sagas.orchestrator.saga.SagaEngine;
@@ -75,6 +76,68 @@ final class SagaActions {
         }
         recordRefusal(who, action, orderId, reason, result, batchId);
         return result;
+    }
+
+    /**
+     * Moves the order's saga to definition version {@code toVersion} through the declared mapping of
+     * states (docs/design.md, "Moving orders to another version"), audited in the same transaction;
+     * an order whose state has no mapping is refused with the reason, and audited so.
+     */
+    ActionResult migrate(Operator who, UUID orderId, int toVersion, String reason, UUID batchId) {
+        MigrationOutcome outcome = engine.migrate(orderId, toVersion, "moved by an operator", false,
+                (h, written) -> AuditLog.record(h, new AuditLog.Line(who, Batch.MIGRATE, orderId.toString(), reason,
+                        "APPLIED", detail(SagaState.of(written), "now on version " + toVersion), batchId)));
+        ActionResult result;
+        if (outcome instanceof MigrationOutcome.Moved moved) {
+            log.info("order {}: moved to version {} by operator {}, at {}", orderId, toVersion, who.name(),
+                    moved.now().step());
+            return new ActionResult.Applied(SagaState.of(moved.now()));
+        } else if (outcome instanceof MigrationOutcome.Refused refused) {
+            result = new ActionResult.Refused(SagaState.of(refused.now()), refused.why());
+        } else if (outcome instanceof MigrationOutcome.Conflict conflict) {
+            result = new ActionResult.Conflict(SagaState.of(conflict.now()), conflict.why());
+        } else {
+            result = new ActionResult.NotFound(orderId);
+        }
+        recordRefusal(who, Batch.MIGRATE, orderId, reason, result, batchId);
+        return result;
+    }
+
+    /**
+     * What moving the order to {@code toVersion} would make of it, writing nothing: {@code from} and
+     * {@code to} (version, engine status, step, order status), or {@code refused} with the reason.
+     */
+    java.util.Map<String, Object> planMigration(UUID orderId, int toVersion) {
+        MigrationOutcome outcome = engine.migrate(orderId, toVersion, "dry run", true, (h, written) -> { });
+        java.util.Map<String, Object> plan = new java.util.LinkedHashMap<>();
+        plan.put("orderId", orderId);
+        if (outcome instanceof MigrationOutcome.Moved moved) {
+            plan.put("from", where(moved.before()));
+            plan.put("to", where(moved.now()));
+            plan.put("refused", null);
+        } else if (outcome instanceof MigrationOutcome.Refused refused) {
+            plan.put("from", where(refused.now()));
+            plan.put("to", null);
+            plan.put("refused", refused.why());
+        } else if (outcome instanceof MigrationOutcome.Conflict conflict) {
+            plan.put("from", where(conflict.now()));
+            plan.put("to", null);
+            plan.put("refused", conflict.why());
+        } else {
+            plan.put("from", null);
+            plan.put("to", null);
+            plan.put("refused", "not found");
+        }
+        return plan;
+    }
+
+    private static java.util.Map<String, Object> where(SagaInstance<?> s) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("definitionVersion", s.definition().version());
+        m.put("sagaStatus", s.status().name());
+        m.put("step", s.step());
+        m.put("status", s.label());
+        return m;
     }
 
     /**

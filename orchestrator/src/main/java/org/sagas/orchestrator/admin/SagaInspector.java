@@ -20,7 +20,8 @@ import org.sagas.orchestrator.ordering.OrderStore;
  */
 final class SagaInspector {
     /** The saga row as stored. */
-    record Saga(UUID sagaId, String type, String status, String step, String label, int version, String parkedOn,
+    record Saga(UUID sagaId, String type, int definitionVersion, String status, String step, String label,
+            int version, String parkedOn,
             String parkReason, int parkCount, Instant nextAttemptAt, Instant stepDeadlineAt, Instant expiresAt,
             Instant createdAt, Instant updatedAt, Incident incident) {}
 
@@ -75,12 +76,13 @@ final class SagaInspector {
     }
 
     private static Optional<Saga> saga(Handle h, UUID id) {
-        return h.createQuery("SELECT saga_id, saga_type, status, step, label, version, parked_on, park_reason,"
+        return h.createQuery("SELECT saga_id, saga_type, definition_version, status, step, label, version,"
+                        + " parked_on, park_reason,"
                         + " park_count, next_attempt_at, step_deadline_at, expires_at, created_at, updated_at,"
                         + " incident_cause, incident_detail, incident_at FROM saga_instance WHERE saga_id = :id")
                 .bind("id", id)
                 .map((rs, ctx) -> new Saga(rs.getObject("saga_id", UUID.class), rs.getString("saga_type"),
-                        rs.getString("status"), rs.getString("step"), rs.getString("label"), rs.getInt("version"),
+                        rs.getInt("definition_version"), rs.getString("status"), rs.getString("step"), rs.getString("label"), rs.getInt("version"),
                         rs.getString("parked_on"), rs.getString("park_reason"), rs.getInt("park_count"),
                         instant(rs, "next_attempt_at"), instant(rs, "step_deadline_at"), instant(rs, "expires_at"),
                         instant(rs, "created_at"), instant(rs, "updated_at"),

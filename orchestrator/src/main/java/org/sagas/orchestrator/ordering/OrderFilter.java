@@ -17,14 +17,29 @@ import java.util.Set;
  * @param stuckFor open orders whose status has not changed for at least this long
  * @param createdFrom created at or after
  * @param createdTo created before
+ * @param definitionVersion orders whose saga runs this definition version (docs/design.md, "A second
+ *     version of a saga"); null: any
  */
 public record OrderFilter(Set<OrderStatus> statuses, String customerId, String idempotencyKey, String step,
-        String parkedOn, String incident, Duration stuckFor, Instant createdFrom, Instant createdTo) {
+        String parkedOn, String incident, Duration stuckFor, Instant createdFrom, Instant createdTo,
+        Integer definitionVersion) {
     /** {@link #incident()} for a saga with any incident cause. */
     public static final String ANY_INCIDENT = "ANY";
 
     public OrderFilter {
         statuses = statuses == null ? Set.of() : Set.copyOf(statuses);
+    }
+
+    /** A filter on any definition version. */
+    public OrderFilter(Set<OrderStatus> statuses, String customerId, String idempotencyKey, String step,
+            String parkedOn, String incident, Duration stuckFor, Instant createdFrom, Instant createdTo) {
+        this(statuses, customerId, idempotencyKey, step, parkedOn, incident, stuckFor, createdFrom, createdTo, null);
+    }
+
+    /** The same filter, also requiring the saga to run definition version {@code version}. */
+    public OrderFilter onVersion(int version) {
+        return new OrderFilter(statuses, customerId, idempotencyKey, step, parkedOn, incident, stuckFor, createdFrom,
+                createdTo, version);
     }
 
     /** Every order. */
@@ -36,7 +51,7 @@ public record OrderFilter(Set<OrderStatus> statuses, String customerId, String i
     public OrderFilter createdBefore(Instant before) {
         Instant to = createdTo == null || before.isBefore(createdTo) ? before : createdTo;
         return new OrderFilter(statuses, customerId, idempotencyKey, step, parkedOn, incident, stuckFor, createdFrom,
-                to);
+                to, definitionVersion);
     }
 
     /** Sagas with an incident, of any cause. */
@@ -46,6 +61,6 @@ public record OrderFilter(Set<OrderStatus> statuses, String customerId, String i
 
     /** True when a criterion is on the saga rather than on the order. */
     boolean onSaga() {
-        return step != null || parkedOn != null || incident != null;
+        return step != null || parkedOn != null || incident != null || definitionVersion != null;
     }
 }

@@ -20,6 +20,11 @@ public final class OrderKeys {
         return orderId + ":release";
     }
 
+    /** The fraud screening of the order (the orders saga's version 2). */
+    public static String screen(UUID orderId) {
+        return orderId + ":screen";
+    }
+
     /** The charge at the payment provider. */
     public static String charge(UUID orderId) {
         return orderId + ":charge";

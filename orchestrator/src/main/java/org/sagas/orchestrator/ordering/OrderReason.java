@@ -20,6 +20,10 @@ public enum OrderReason {
     PAYMENT_DECLINED("payment_declined"),
     /** The payment provider refused the charge request for good (nothing was charged). */
     PAYMENT_REFUSED("payment_refused"),
+    /** The fraud service could not be reached or failed: parked as pending (version 2 of the saga). */
+    FRAUD_UNAVAILABLE("fraud_unavailable"),
+    /** The fraud screen refused the order: cancelled, its stock released, nothing charged. */
+    FRAUD_REFUSED("fraud_refused"),
     /** The order waited for inventory longer than its time to live. */
     EXPIRED(Reason.EXPIRED),
     /** The customer cancelled the order before it was confirmed ({@code POST /orders/{id}/cancel}). */

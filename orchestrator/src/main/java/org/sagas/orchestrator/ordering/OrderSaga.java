@@ -21,21 +21,56 @@ import org.sagas.orchestrator.saga.Transition;
 /**
  * The orders saga: reserve stock (synchronous, may park on inventory), charge payment
  * (asynchronous, through the outbox), then confirm — or release the stock and cancel.
+ *
+ * <p>Two versions run side by side (docs/design.md, "A second version of a saga"): version 1 as
+ * above ({@link #OrderSaga(InventoryActions, Duration)}); version 2 ({@link #v2}) screens the order
+ * for fraud between the reservation and the charge, and tells a customer whose payment was declined
+ * so in a notice of its own. An instance runs the version it started on to its end.
  * Immutable and thread-safe.
  */
 public final class OrderSaga implements SagaDefinition<OrderData> {
     public static final String TYPE = "order";
     public static final String RESERVE_STOCK = "RESERVE_STOCK";
+    public static final String SCREEN_FRAUD = "SCREEN_FRAUD";
     public static final String CHARGE_PAYMENT = "CHARGE_PAYMENT";
     public static final String INVENTORY = "inventory";
+    /** What version 2's orders park on while the fraud service is unavailable. */
+    public static final String FRAUD = "fraud";
 
+    private final int version;
     private final List<SagaStep<OrderData>> steps;
 
+    /** Version 1: reserve stock, charge payment. */
     public OrderSaga(InventoryActions inventory, Duration paymentTimeout) {
-        this.steps = List.of(
+        this(1, List.of(
                 new SagaStep.Sync<>(RESERVE_STOCK, inventory::reserve, inventory::release),
-                new SagaStep.Async<>(CHARGE_PAYMENT, OrderSaga::chargePayment, OrderSaga::onPaymentReply,
-                        paymentTimeout, OrderSaga::refundPayment));
+                chargeStep(paymentTimeout)));
+    }
+
+    private OrderSaga(int version, List<SagaStep<OrderData>> steps) {
+        this.version = version;
+        this.steps = steps;
+    }
+
+    /**
+     * Version 2: reserve stock, screen for fraud (a refusal cancels the order, its stock released and
+     * nothing charged; an unavailable fraud service parks it on {@link #FRAUD}), charge payment.
+     */
+    public static OrderSaga v2(InventoryActions inventory, FraudScreen fraud, Duration paymentTimeout) {
+        return new OrderSaga(2, List.of(
+                new SagaStep.Sync<>(RESERVE_STOCK, inventory::reserve, inventory::release),
+                new SagaStep.Sync<>(SCREEN_FRAUD, fraud::screen, null),
+                chargeStep(paymentTimeout)));
+    }
+
+    private static SagaStep<OrderData> chargeStep(Duration paymentTimeout) {
+        return new SagaStep.Async<>(CHARGE_PAYMENT, OrderSaga::chargePayment, OrderSaga::onPaymentReply,
+                paymentTimeout, OrderSaga::refundPayment);
+    }
+
+    @Override
+    public int version() {
+        return version;
     }
 
     @Override
@@ -96,6 +131,13 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         if (OrderStatus.ofLabel(ended.label()) == OrderStatus.REJECTED) {
             return List.of(notice(o, "REJECTED",
                     "Sorry, this order cannot be served (" + code + "). Nothing was charged."));
+        }
+        if (version >= 2 && OrderReason.of(reason).orElse(null) == OrderReason.PAYMENT_DECLINED) {
+            // Version 2's changed compensation: the stock is put back as before, and the customer is
+            // told it was the payment, so they may order again with another means of payment.
+            return List.of(notice(o, "PAYMENT_DECLINED", "Your payment was declined, so the order is cancelled"
+                    + " and its items were put back. Nothing was charged; you may order again with another"
+                    + " means of payment."));
         }
         if (OrderReason.of(reason).orElse(null) == OrderReason.CANCELLED_BY_CUSTOMER) {
             return List.of(notice(o, "CANCELLED", "Your order is cancelled, as you asked. Nothing was charged."));

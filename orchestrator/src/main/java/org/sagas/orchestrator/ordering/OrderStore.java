@@ -177,7 +177,7 @@ public final class OrderStore {
     static String searchSql(OrderFilter f, boolean afterCursor, boolean newestFirst) {
         String direction = newestFirst ? " DESC" : " ASC";
         return "SELECT o.order_id, o.status, o.customer_id, o.currency, o.total_cents, o.created_at, o.updated_at,"
-                + " s.status AS saga_status, s.step, s.version, s.parked_on, s.park_reason, s.next_attempt_at,"
+                + " s.status AS saga_status, s.step, s.version, s.definition_version, s.parked_on, s.park_reason, s.next_attempt_at,"
                 + " s.step_deadline_at, s.incident_cause, s.incident_detail, s.incident_at"
                 + " FROM orders o JOIN saga_instance s ON s.saga_id = o.order_id"
                 + where(f, afterCursor ? (newestFirst ? "<" : ">") : null)
@@ -243,6 +243,9 @@ public final class OrderStore {
             and.add(OrderFilter.ANY_INCIDENT.equals(f.incident()) ? "s.incident_cause IS NOT NULL"
                     : "s.incident_cause = :incident");
         }
+        if (f.definitionVersion() != null) {
+            and.add("s.definition_version = :definitionVersion");
+        }
         return and;
     }
 
@@ -257,6 +260,7 @@ public final class OrderStore {
         bindIf(statement, "step", f.step());
         bindIf(statement, "parkedOn", f.parkedOn());
         bindIf(statement, "incident", OrderFilter.ANY_INCIDENT.equals(f.incident()) ? null : f.incident());
+        bindIf(statement, "definitionVersion", f.definitionVersion());
         bindIf(statement, "stuckSince", f.stuckFor() == null ? null : Timestamp.from(now.minus(f.stuckFor())));
         bindIf(statement, "createdFrom", f.createdFrom() == null ? null : Timestamp.from(f.createdFrom()));
         bindIf(statement, "createdTo", f.createdTo() == null ? null : Timestamp.from(f.createdTo()));
@@ -280,7 +284,7 @@ public final class OrderStore {
         return new OrderSummary(rs.getObject("order_id", UUID.class), OrderStatus.valueOf(rs.getString("status")),
                 rs.getString("customer_id"), rs.getString("currency"), rs.getLong("total_cents"),
                 instant(rs, "created_at"), instant(rs, "updated_at"), rs.getString("saga_status"), rs.getString("step"),
-                rs.getInt("version"), rs.getString("parked_on"), rs.getString("park_reason"),
+                rs.getInt("version"), rs.getInt("definition_version"), rs.getString("parked_on"), rs.getString("park_reason"),
                 instant(rs, "next_attempt_at"), instant(rs, "step_deadline_at"), rs.getString("incident_cause"),
                 rs.getString("incident_detail"), instant(rs, "incident_at"));
     }

@@ -8,9 +8,11 @@ import java.util.UUID;
  *
  * @param sagaStatus the engine's status (RUNNING, AWAITING_REPLY, PARKED, ...)
  * @param version the saga's optimistic-lock version
+ * @param definitionVersion the saga definition's version the order runs (docs/design.md, "A second
+ *     version of a saga")
  */
 public record OrderSummary(UUID orderId, OrderStatus status, String customerId, String currency, long totalCents,
-        Instant createdAt, Instant updatedAt, String sagaStatus, String step, int version, String parkedOn,
+        Instant createdAt, Instant updatedAt, String sagaStatus, String step, int version, int definitionVersion, String parkedOn,
         String parkReason, Instant nextAttemptAt, Instant stepDeadlineAt, String incidentCause, String incidentDetail,
         Instant incidentAt) {
 

@@ -10,6 +10,8 @@
  *
  * <p>The orders' half of degraded mode lives here: when inventory cannot be reached the reserve
  * step answers <em>unavailable</em> and the engine parks the order as {@code
- * PENDING_CONFIRMATION}; out of stock is an answer, not a failure.
+ * PENDING_CONFIRMATION}; out of stock is an answer, not a failure. Version 2 of the saga adds its
+ * fraud screen ({@link org.sagas.orchestrator.ordering.ResilientFraudScreen}), which parks the
+ * order the same way while the fraud service is unavailable.
  */
 package org.sagas.orchestrator.ordering;

@@ -112,6 +112,41 @@ public record ResilienceConfig(String dependency, TimeoutConfig timeout, Optiona
                 .build();
     }
 
+    /**
+     * The fraud screening service, called by version 2 of the orders saga (docs/design.md,
+     * "Resilience parameters"): 300 ms per attempt, don't call with less than 20 ms left; 2
+     * attempts, full jitter 50 ms base / 200 ms cap, retries at most 10% of calls from a budget of
+     * 10; opens at 50% failures over at least 10 calls in 10 s, open 5 s, 3 half-open trials; 16
+     * permits with 50 ms wait. A screening reads and changes nothing, so it is cheaper to retry than
+     * a reservation, and its outage is noticed after fewer calls.
+     */
+    public static ResilienceConfig fraudDefaults() {
+        return builder("fraud")
+                .timeout(TimeoutConfig.builder()
+                        .attemptTimeout(Duration.ofMillis(300))
+                        .minimumUsefulBudget(Duration.ofMillis(20))
+                        .build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(2)
+                        .backoffBase(Duration.ofMillis(50))
+                        .backoffCap(Duration.ofMillis(200))
+                        .budgetRatio(0.1)
+                        .budgetInitial(10)
+                        .build())
+                .breaker(BreakerConfig.builder()
+                        .failureRateThresholdPercent(50)
+                        .minimumCalls(10)
+                        .failureWindow(Duration.ofSeconds(10))
+                        .openDuration(Duration.ofSeconds(5))
+                        .halfOpenTrials(3)
+                        .build())
+                .bulkhead(BulkheadConfig.builder()
+                        .permits(16)
+                        .maxWait(Duration.ofMillis(50))
+                        .build())
+                .build();
+    }
+
     /** Returns a builder preset to this configuration. */
     public Builder toBuilder() {
         Builder builder = new Builder(dependency).timeout(timeout);

@@ -27,6 +27,10 @@ public final class ResilienceSettings {
     public static final String INVENTORY = "SAGA_INVENTORY";
     /** Prefix of the payment provider's variables. */
     public static final String PAYMENT = "SAGA_PAYMENT";
+    /** Prefix of the fraud screening service's variables. */
+    public static final String FRAUD = "SAGA_FRAUD";
+    /** The roles that call the fraud service: the API screens a new order of version 2, the saga worker a resumed one. */
+    public static final Set<String> FRAUD_ROLES = Set.of("api", "saga-worker");
     /** The roles that call inventory: the API reserves stock, the saga worker reserves and releases it. */
     public static final Set<String> INVENTORY_ROLES = Set.of("api", "saga-worker");
     /** The roles that call the payment provider: charges, and the reconciler's status look-ups. */
@@ -43,6 +47,11 @@ public final class ResilienceSettings {
     /** The payment provider's table: {@code SAGA_PAYMENT_*} over {@link ResilienceConfig#paymentDefaults()}. */
     public static SettingsTable paymentTable() {
         return table(PAYMENT, ResilienceConfig.paymentDefaults(), PAYMENT_ROLES);
+    }
+
+    /** The fraud service's table: {@code SAGA_FRAUD_*} over {@link ResilienceConfig#fraudDefaults()}. */
+    public static SettingsTable fraudTable() {
+        return table(FRAUD, ResilienceConfig.fraudDefaults(), FRAUD_ROLES);
     }
 
     /**

@@ -46,6 +46,9 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
     private final AtomicBoolean nothingDue = new AtomicBoolean();
     private final JobRuns runs;
     private final String retried;
+    private final String name;
+    /** Left out of the pass over other due work: sagas parked on a dependency some resumer paces. */
+    private final Set<String> paced;
 
     /**
      * @param dependency the name sagas park on ({@code parked_on})
@@ -56,8 +59,25 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
      */
     public ParkedResumer(SagaEngine engine, String dependency, ResilientDependency stack, double maxPerSecond,
             Duration stepBudget, Duration tick, JobListener listener) {
+        this(NAME, engine, dependency, Set.of(dependency), stack, maxPerSecond, stepBudget, tick, listener);
+    }
+
+    /**
+     * A resumer of its own for one of several dependencies sagas park on: {@code name} tells it from
+     * the others in {@code /health/components}, and its pass over other due work leaves out every
+     * saga parked on one of {@code paced} (its own dependency among them), so that only the resumer
+     * of a saga's dependency resumes it, at that dependency's pace.
+     */
+    public ParkedResumer(String name, SagaEngine engine, String dependency, Set<String> paced,
+            ResilientDependency stack, double maxPerSecond, Duration stepBudget, Duration tick,
+            JobListener listener) {
+        if (!paced.contains(dependency)) {
+            throw new IllegalArgumentException("the paced dependencies " + paced + " lack " + dependency);
+        }
+        this.name = name;
+        this.paced = Set.copyOf(paced);
         this.tick = tick;
-        this.runs = new JobRuns(NAME, listener);
+        this.runs = new JobRuns(name, listener);
         this.retried = "on the next tick, in " + tick.toMillis() + " ms";
         this.engine = engine;
         this.dependency = dependency;
@@ -87,7 +107,7 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
 
     @Override
     public String name() {
-        return NAME;
+        return name;
     }
 
     @Override
@@ -116,7 +136,7 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
             scheduler.scheduleWithFixedDelay(this::tick, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
             return;
         }
-        new org.sagas.orchestrator.lifecycle.PeriodicJob("parked-resumer", Duration.ZERO, tick, this::tick,
+        new org.sagas.orchestrator.lifecycle.PeriodicJob(name, Duration.ZERO, tick, this::tick,
                 org.sagas.orchestrator.lifecycle.JobListener.NONE, scheduler).backingOff(activity, longestTick)
                 .start();
     }
@@ -133,7 +153,7 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
 
     void tick() {
         runs.run(() -> {
-            engine.runDue(200, Set.of(dependency), null, stepBudget.toMillis());
+            engine.runDue(200, paced, null, stepBudget.toMillis());
             resumeParked();
         }, retried);
     }

@@ -31,6 +31,8 @@ public record Reason(String code, String detail) {
     public static final String COMPLETED = "completed";
     /** An operator asked for the current step to be run (or its command sent) again. */
     public static final String OPERATOR_RETRY = "operator_retry";
+    /** An operator moved the instance to another definition version (its history goes on). */
+    public static final String MIGRATED = "migrated";
     /** A parked forward step waited past its time to live. */
     public static final String EXPIRED = "expired";
 

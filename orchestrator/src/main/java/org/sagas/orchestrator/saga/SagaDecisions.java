@@ -164,6 +164,25 @@ public final class SagaDecisions {
                 new ArrayList<>());
     }
 
+    /**
+     * An operator's move of {@code inst} from its definition ({@code from}) to {@code to}, at the
+     * step {@code plan} maps its state to: the same status, data and parking, relabelled by {@code
+     * to}; the history row (reason {@link Reason#MIGRATED}) names both versions and steps.
+     *
+     * @throws IllegalSagaTransition when the saga has ended, or the step index is not one of {@code to}'s
+     */
+    public static <D> Transition<D> migrate(SagaDefinition<D> from, SagaDefinition<D> to, SagaInstance<D> inst,
+            SagaMigration.Plan.MoveTo plan, String reason) {
+        requireOpen(inst);
+        if (plan.stepIndex() < 0 || plan.stepIndex() >= to.steps().size()) {
+            throw new IllegalSagaTransition("no step " + plan.stepIndex() + " in " + SagaVersion.of(to));
+        }
+        String step = to.step(plan.stepIndex()).name();
+        SagaInstance<D> after = relabel(to, inst.migrated(SagaVersion.of(to), plan.stepIndex(), step));
+        return new Transition<>(inst, after, Reason.of(Reason.MIGRATED, SagaVersion.of(from) + " at " + inst.step()
+                + " -> " + SagaVersion.of(to) + " at " + step + ": " + reason), List.of());
+    }
+
     /** Why an operator may not retry or cancel {@code inst}, if so: it has ended. */
     public static Optional<String> operatorRefusal(SagaInstance<?> inst) {
         return inst.isTerminal() ? Optional.of("the saga has ended (" + inst.status() + ", " + inst.label() + ")")

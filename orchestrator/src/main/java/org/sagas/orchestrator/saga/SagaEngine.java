@@ -48,6 +48,8 @@ public final class SagaEngine {
     private final Runnable afterOutboxWrite;
     private final Tracing tracing;
     private volatile SagaRegistry registry = SagaRegistry.empty();
+    /** Declared migrations by (from, to). */
+    private volatile java.util.Map<java.util.List<SagaVersion>, SagaMigration<?>> migrations = java.util.Map.of();
     private final List<Consumer<SagaInstance<?>>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<BiConsumer<UUID, IncidentCause>> incidentListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -78,6 +80,79 @@ public final class SagaEngine {
     public synchronized <D> SagaEngine register(SagaDefinition<D> definition) {
         registry = registry.with(definition);
         return this;
+    }
+
+    /**
+     * Adds the way instances move from one registered version to another ({@link #migrate}).
+     *
+     * @throws SagaException when either version is not registered, or they are of different types
+     */
+    public synchronized SagaEngine registerMigration(SagaMigration<?> migration) {
+        if (registry.find(migration.from()).isEmpty() || registry.find(migration.to()).isEmpty()
+                || !migration.from().type().equals(migration.to().type())) {
+            throw new SagaException("a migration from " + migration.from() + " to " + migration.to()
+                    + " needs both versions registered, of one type");
+        }
+        java.util.Map<java.util.List<SagaVersion>, SagaMigration<?>> next = new java.util.HashMap<>(migrations);
+        next.put(java.util.List.of(migration.from(), migration.to()), migration);
+        migrations = java.util.Map.copyOf(next);
+        return this;
+    }
+
+    /**
+     * Moves saga {@code id} to version {@code toVersion} of its type through the registered mapping
+     * (docs/design.md, "Moving orders to another version"), under the version check, with its history
+     * row and {@code alsoInTransaction} (the audit) in one transaction; with {@code dryRun}, only says
+     * what it would become. A saga that has ended, is on that version, has no mapping, or whose state
+     * the mapping refuses is left as it is ({@link MigrationOutcome.Refused}, with the reason).
+     */
+    public MigrationOutcome migrate(UUID id, int toVersion, String reason, boolean dryRun,
+            BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
+        Optional<SagaInstance<?>> found = findKnown(id);
+        if (found.isEmpty()) {
+            return new MigrationOutcome.NotFound(id);
+        }
+        return migrateOne(found.get(), toVersion, reason, dryRun, alsoInTransaction);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <D> MigrationOutcome migrateOne(SagaInstance<D> inst, int toVersion, String reason, boolean dryRun,
+            BiConsumer<Handle, SagaInstance<?>> alsoInTransaction) {
+        SagaVersion to = new SagaVersion(inst.type(), toVersion);
+        Optional<String> ended = SagaDecisions.operatorRefusal(inst);
+        if (ended.isPresent()) {
+            return new MigrationOutcome.Refused(inst, ended.get());
+        }
+        if (inst.definition().equals(to)) {
+            return new MigrationOutcome.Refused(inst, "it runs " + to + " already");
+        }
+        SagaMigration<D> migration = (SagaMigration<D>) migrations.get(java.util.List.of(inst.definition(), to));
+        if (migration == null) {
+            return new MigrationOutcome.Refused(inst, "no migration from " + inst.definition() + " to " + to
+                    + " is declared");
+        }
+        SagaMigration.Plan plan = migration.plan(inst);
+        if (plan instanceof SagaMigration.Plan.NoMapping none) {
+            return new MigrationOutcome.Refused(inst, none.why());
+        }
+        SagaDefinition<D> toDef = (SagaDefinition<D>) definition(to);
+        Transition<D> t = SagaDecisions.migrate(definitionOf(inst), toDef, inst, (SagaMigration.Plan.MoveTo) plan,
+                reason);
+        if (dryRun) {
+            return new MigrationOutcome.Moved(inst, t.after());
+        }
+        try {
+            jdbi.useTransaction(h -> {
+                write(h, toDef, t);
+                alsoInTransaction.accept(h, t.after());
+            });
+        } catch (ConcurrentSagaUpdate e) {
+            return new MigrationOutcome.Conflict(find(inst.id()).orElse(inst), e.getMessage());
+        }
+        committed(t);
+        log.info("saga {} moved from {} at {} to {} at {} by an operator", inst.id(), inst.definition(), inst.step(),
+                to, t.after().step());
+        return new MigrationOutcome.Moved(inst, t.after());
     }
 
     /** Starts new instances of {@code type} on {@code version} (registered already; {@link SagaRegistry#startingOn}). */

@@ -51,6 +51,50 @@ public final class SagaFleet {
     }
 
     /**
+     * Every definition version this process has, a live process has, or a live instance runs, with
+     * its live instances by status, ordered by type and version. Reads only live instances (their
+     * predicate is the partial index {@code saga_open_step_idx}'s, V7: ended ones cost nothing) and
+     * the heartbeat table.
+     */
+    public java.util.List<DefinitionCensus> census() {
+        SagaRegistry registry = engine.registry();
+        Map<SagaVersion, Map<SagaStatus, Long>> live = new java.util.TreeMap<>(BY_TYPE_AND_VERSION);
+        Map<SagaVersion, Integer> hosts = new java.util.TreeMap<>(BY_TYPE_AND_VERSION);
+        jdbi.useHandle(h -> {
+            h.createQuery("SELECT saga_type, definition_version, status, count(*) FROM saga_instance"
+                            + " WHERE status IN ('RUNNING', 'AWAITING_REPLY', 'PARKED', 'COMPENSATING')"
+                            + " GROUP BY saga_type, definition_version, status")
+                    .map((rs, ctx) -> {
+                        live.computeIfAbsent(new SagaVersion(rs.getString(1), rs.getInt(2)),
+                                v -> new java.util.EnumMap<>(SagaStatus.class))
+                                .put(SagaStatus.valueOf(rs.getString(3)), rs.getLong(4));
+                        return 0;
+                    }).list();
+            h.createQuery("SELECT saga_type, definition_version, count(DISTINCT process_id)::int"
+                            + " FROM saga_definition_host WHERE heartbeat_at >= now() - :stale * interval '1 ms'"
+                            + " GROUP BY saga_type, definition_version")
+                    .bind("stale", staleAfter.toMillis())
+                    .map((rs, ctx) -> hosts.put(new SagaVersion(rs.getString(1), rs.getInt(2)), rs.getInt(3)))
+                    .list();
+        });
+        java.util.Set<SagaVersion> all = new java.util.TreeSet<>(BY_TYPE_AND_VERSION);
+        all.addAll(registry.known());
+        all.addAll(live.keySet());
+        all.addAll(hosts.keySet());
+        java.util.List<DefinitionCensus> result = new java.util.ArrayList<>();
+        for (SagaVersion v : all) {
+            boolean here = registry.known().contains(v);
+            boolean startsNew = here && SagaVersion.of(registry.starting(v.type())).equals(v);
+            result.add(new DefinitionCensus(v, here, startsNew, hosts.getOrDefault(v, 0),
+                    live.getOrDefault(v, Map.of())));
+        }
+        return result;
+    }
+
+    private static final java.util.Comparator<SagaVersion> BY_TYPE_AND_VERSION = java.util.Comparator
+            .comparing(SagaVersion::type).thenComparingInt(SagaVersion::version);
+
+    /**
      * Refuses to start this process while live (not ended) instances run a version that neither its
      * engine nor a process with a heartbeat in the last {@value #STALE_AFTER_HEARTBEATS} periods has.
      * Reads every live instance's version once (no index: it runs at start only).

@@ -88,6 +88,16 @@ public record SagaInstance<D>(UUID id, SagaVersion definition, SagaStatus status
                 newIncident);
     }
 
+    /**
+     * The same instance on definition {@code to}, at step {@code newIndex} ({@code newStep}), one
+     * version later; status, data, parking and causes unchanged.
+     */
+    SagaInstance<D> migrated(SagaVersion to, int newIndex, String newStep) {
+        return new SagaInstance<>(id, to, status, newIndex, newStep, label, version + 1, data, parkedOn, parkReason,
+                parkCount, nextAttemptAt, stepDeadlineAt, expiresAt, createdAt, completedSteps, stepRetries, cause,
+                incident);
+    }
+
     /** The same instance, one version later. */
     SagaInstance<D> bumped() {
         return new SagaInstance<>(id, definition, status, stepIndex, step, label, version + 1, data, parkedOn, parkReason,

@@ -81,6 +81,7 @@ final class SagaStore {
         // The version check and the history row in one round trip: no row moved, no history written;
         // the count is of rows moved, since a retry writes no history.
         int rows = h.createQuery("WITH moved AS (UPDATE saga_instance SET status = :status, step = :step,"
+                        + " definition_version = :definitionVersion,"
                         + " label = :label, label_at = CASE WHEN label = :label THEN label_at ELSE now() END,"
                         + " version = :version, data = CAST(:data AS jsonb), parked_on = :parkedOn,"
                         + " park_reason = :parkReason, park_count = :parkCount, next_attempt_at = :next,"
@@ -102,12 +103,14 @@ final class SagaStore {
     /**
      * Whether {@code t} is a change the history shows. Parked again on the same participant, at the
      * same status, step and label, is a retry: the saga's park count says how many, and a long
-     * outage adds no history row per attempt. What an operator does is always history.
+     * outage adds no history row per attempt. What an operator does (a retry, a move to another
+     * definition version) is always history.
      */
     static boolean changesState(Transition<?> t) {
         SagaInstance<?> b = t.before();
         SagaInstance<?> a = t.after();
-        if (t.reason() != null && Reason.OPERATOR_RETRY.equals(t.reason().code())) {
+        if (t.reason() != null && (Reason.OPERATOR_RETRY.equals(t.reason().code())
+                || Reason.MIGRATED.equals(t.reason().code()))) {
             return true;
         }
         boolean reparked = a.parkedOn() != null && a.parkedOn().equals(b.parkedOn());
@@ -226,6 +229,7 @@ final class SagaStore {
     private static <D> java.util.Map<String, Object> values(SagaInstance<D> s) {
         java.util.Map<String, Object> m = new java.util.HashMap<>();
         m.put("status", s.status().name());
+        m.put("definitionVersion", s.definition().version());
         m.put("step", s.step());
         m.put("label", s.label());
         m.put("version", s.version());

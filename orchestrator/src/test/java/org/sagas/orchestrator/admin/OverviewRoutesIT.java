@@ -88,7 +88,8 @@ class OverviewRoutesIT {
                 Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(15), EdgeLimits.defaults(),
                 SessionPolicy.defaults(), FailureLimit.defaults()),
                 new AdminServer.Parts(jdbi, engine, new OrderStore(jdbi), new NoParticipants(), new NoOutboxDeadLetters(),
-                        new KafkaAway(), clock, ReconciliationFindings.NONE, sources, new SimpleMeterRegistry()));
+                        new KafkaAway(), clock, ReconciliationFindings.NONE, sources, new SimpleMeterRegistry(),
+                        new org.sagas.orchestrator.saga.SagaFleet(jdbi, engine, Duration.ofSeconds(10))));
     }
 
     @AfterAll

@@ -12,7 +12,8 @@
     ["customerId", "Customer", "text"], ["idempotencyKey", "Idempotency key", "text"],
     ["step", "Step (e.g. RESERVE_STOCK)", "text"], ["parkedOn", "Parked on (e.g. inventory)", "text"],
     ["incident", "Incident cause or 'any'", "text"], ["stuckForSeconds", "Stuck for (seconds)", "number"],
-    ["createdFrom", "Created from", "datetime-local"], ["createdTo", "Created to", "datetime-local"]];
+    ["createdFrom", "Created from", "datetime-local"], ["createdTo", "Created to", "datetime-local"],
+    ["version", "Saga definition version", "number"]];
   let me = {mayWrite: false};
   let generation = 0;
 
@@ -153,7 +154,8 @@
     [/^#\/batches(?:\?(.*))?$/, "batches", batchesPage],
     [/^#\/batches\/([0-9a-fA-F-]{36})$/, "batches", batchPage],
     [/^#\/dead-letters$/, "dead-letters", deadLettersPage],
-    [/^#\/audit$/, "audit", auditPage]];
+    [/^#\/audit$/, "audit", auditPage],
+    [/^#\/definitions$/, "definitions", definitionsPage]];
   async function route(focus, keepMessage) {
     const g = ++generation;
     const hash = location.hash || "#/overview";
@@ -245,7 +247,9 @@
   function ordersTable(items, empty) {
     return table([{title: "Order", render: r => orderLink(r.orderId)}, {title: "Status", render: r => badge(r.status)},
       {title: "Customer", key: "customerId"}, {title: "Total", num: true, render: r => money(r.totalCents, r.currency)},
-      {title: "Step", key: "step"}, {title: "Saga", key: "sagaStatus"}, {title: "Parked on", key: "parkedOn"},
+      {title: "Step", key: "step"}, {title: "Saga", key: "sagaStatus"},
+      {title: "Definition", render: r => r.definitionVersion ? "v" + r.definitionVersion : ""},
+      {title: "Parked on", key: "parkedOn"},
       {title: "Incident", render: r => r.incidentCause ? badge(r.incidentCause, "incident") : ""},
       {title: "Created", render: r => when(r.createdAt)}, {title: "Updated", render: r => when(r.updatedAt)}], items,
       empty || "No orders match.");
@@ -353,7 +357,8 @@
           ["Created", when(o.createdAt)]]),
           table([{title: "SKU", key: "sku", mono: true}, {title: "Qty", key: "quantity", num: true},
             {title: "Unit price", num: true, render: r => money(r.unitPriceCents, o.currency)}], o.lines || [], "No lines.")),
-        card("Saga", facts([["Engine status", s.status], ["Step", s.step], ["Label", s.label], ["Version", s.version],
+        card("Saga", facts([["Definition", s.type ? s.type + " v" + s.definitionVersion : null],
+          ["Engine status", s.status], ["Step", s.step], ["Label", s.label], ["Version (moves)", s.version],
           ["Parked on", s.parkedOn], ["Park reason", s.parkReason], ["Parked times", s.parkCount],
           ["Next attempt", s.nextAttemptAt ? when(s.nextAttemptAt) : null],
           ["Step deadline", s.stepDeadlineAt ? when(s.stepDeadlineAt) : null],
@@ -516,6 +521,25 @@
     if (!alive(g)) { return; }
     add(view, el("h2", {text: "Audit"}), el("p", {class: "hint", text: "Every write through the operator API, newest first."}),
       auditTable(page.items));
+  }
+
+  // ---- saga definition versions -----------------------------------------------------------------
+  async function definitionsPage(_, g) {
+    const page = await api("GET", "/admin/definitions");
+    if (!alive(g)) { return; }
+    add(view, el("h2", {text: "Saga definitions"}),
+      el("p", {class: "hint", text: "Each version of each saga, its live sagas by status and the live processes that have it."
+        + " A version without live sagas that new sagas do not start on may leave a later build."}),
+      table([{title: "Saga", key: "type"}, {title: "Version", num: true, render: r => "v" + r.version},
+        {title: "New sagas start here", render: r => r.startsNewInstances ? "yes" : ""},
+        {title: "Live processes", num: true, key: "liveProcesses"},
+        {title: "Live sagas", num: true, render: r => r.liveTotal > 0 && r.type === "order"
+          ? el("a", {href: "#/search?version=" + r.version + "&status=PENDING_CONFIRMATION,AWAITING_PAYMENT,PAYMENT_UNKNOWN,COMPENSATING",
+            text: String(r.liveTotal)}) : String(r.liveTotal)},
+        {title: "By status", render: r => Object.entries(r.liveInstances).map(([s, n]) => s + " " + n).join(" · ")},
+        {title: "", render: r => r.liveTotal > 0 && r.liveProcesses === 0 ? badge("no live process has it", "incident")
+          : r.liveTotal === 0 && !r.startsNewInstances ? el("span", {class: "muted", text: "may be retired"}) : ""}],
+        page.items, "No saga definitions."));
   }
 
   // ---- start ----------------------------------------------------------------------------------
