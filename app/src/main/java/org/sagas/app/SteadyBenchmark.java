@@ -195,7 +195,8 @@ final class SteadyBenchmark {
         threadsUsed.forEach((group, used) -> groups.put(group, confirmed == 0 ? null
                 : round(used.toNanos() / 1e6 / confirmed)));
         row.put("product_cpu_ms_per_order_by_thread_group", groups);
-        row.put("targets_met", count(outcomes, "503") == 0 && count(outcomes, "parked") == 0
+        // The targets are the REST submit's; a command's time to its outcome includes the consumer's wait.
+        row.put("targets_met", kafka != null ? null : count(outcomes, "503") == 0 && count(outcomes, "parked") == 0
                 && latencies.percentileMillis(99) < P99_TARGET_MS);
         out.println("  " + row);
         return row;

@@ -83,6 +83,8 @@ public final class ConsumerLoop implements AutoCloseable {
     private final Duration retryFor;
     private final DeadLetterListener onDeadLetter;
     private final Thread thread;
+    /** Set before {@link #start()}: the loop's thread sees it through Thread.start. Null: offset order. */
+    private java.util.function.Function<ConsumerRecord<String, byte[]>, String> clientOf;
     private volatile boolean running = true;
     private final Counter retried;
     private final Counter deadLettered;
@@ -235,6 +237,39 @@ public final class ConsumerLoop implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /**
+     * Takes each poll's records of a partition in turns by client ({@code clientOf}: whose the record
+     * is), each client's own in their order, instead of in offset order: a client with a backlog in
+     * the partition gets a fair share of the consumer beside the others, not all of it before them.
+     * Offsets are committed after the whole poll, as always, so the order of handling costs no
+     * safety. Call before {@link #start()}.
+     */
+    public ConsumerLoop fairShare(java.util.function.Function<ConsumerRecord<String, byte[]>, String> clientOf) {
+        this.clientOf = clientOf;
+        return this;
+    }
+
+    /** The records in turns by client: the first of each, then the second of each, ... (see {@link #fairShare}). */
+    static List<ConsumerRecord<String, byte[]>> inTurns(List<ConsumerRecord<String, byte[]>> records,
+            java.util.function.Function<ConsumerRecord<String, byte[]>, String> clientOf) {
+        Map<String, java.util.ArrayDeque<ConsumerRecord<String, byte[]>>> byClient = new java.util.LinkedHashMap<>();
+        for (ConsumerRecord<String, byte[]> r : records) {
+            byClient.computeIfAbsent(String.valueOf(clientOf.apply(r)), c -> new java.util.ArrayDeque<>()).add(r);
+        }
+        if (byClient.size() < 2) {
+            return records;
+        }
+        List<ConsumerRecord<String, byte[]>> turns = new java.util.ArrayList<>(records.size());
+        while (turns.size() < records.size()) {
+            for (java.util.ArrayDeque<ConsumerRecord<String, byte[]>> queue : byClient.values()) {
+                if (!queue.isEmpty()) {
+                    turns.add(queue.poll());
+                }
+            }
+        }
+        return turns;
+    }
+
     public ConsumerLoop start() {
         thread.start();
         return this;
@@ -265,7 +300,8 @@ public final class ConsumerLoop implements AutoCloseable {
                 pauseWhileManyWait();
                 ConsumerRecords<String, byte[]> records = consumer.poll(pollTimeout());
                 for (TopicPartition partition : records.partitions()) {
-                    List<ConsumerRecord<String, byte[]>> all = records.records(partition);
+                    List<ConsumerRecord<String, byte[]>> all = clientOf == null ? records.records(partition)
+                            : inTurns(records.records(partition), clientOf);
                     for (int from = 0; from < all.size(); from += MAX_BATCH) {
                         List<ConsumerRecord<String, byte[]>> batch = all.subList(from, Math.min(all.size(),
                                 from + MAX_BATCH));

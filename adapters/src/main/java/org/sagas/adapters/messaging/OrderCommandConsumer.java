@@ -53,7 +53,22 @@ public final class OrderCommandConsumer implements AutoCloseable {
                         + " pending caps): consumption waited instead of refusing it").register(config.registry());
         this.loops = IntStream.range(0, config.threads()).mapToObj(i -> new ConsumerLoop(config.kafka(), CONSUMER,
                 Topics.ORDERS_COMMANDS, this::handle, ConsumerLoop.BatchGate.NONE, config.registry(),
-                config.retryFor(), ConsumerLoop.DeadLetterListener.NONE)).toList();
+                config.retryFor(), ConsumerLoop.DeadLetterListener.NONE).fairShare(OrderCommandConsumer::clientOf))
+                .toList();
+    }
+
+    /**
+     * Whose a command is, for the loop's fair share: its customer, the client the API's rules scope it
+     * to (OrderCommands); a command that does not say is a client of its own (its handler refuses it).
+     */
+    static String clientOf(ConsumerRecord<String, byte[]> record) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode customer = record.value() == null ? null
+                    : org.sagas.orchestrator.Json.mapper().readTree(record.value()).get("customerId");
+            return customer != null && customer.isTextual() ? customer.asText() : "";
+        } catch (java.io.IOException e) {
+            return "";
+        }
     }
 
     public OrderCommandConsumer start() {

@@ -25,6 +25,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.sagas.app.events.PlaceOrderCommand;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.messaging.KafkaConnection;
 import org.sagas.orchestrator.messaging.Topics;
@@ -81,11 +82,10 @@ public final class KafkaOrders implements AutoCloseable {
     public void send(String customer, String sku, int quantity, long unitPriceCents) {
         String reference = "bench-" + UUID.randomUUID();
         String id = UUID.randomUUID().toString();
-        String body = "{\"customerId\":\"" + customer + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"" + sku
-                + "\",\"quantity\":" + quantity + ",\"unitPriceCents\":" + unitPriceCents + "}],\"idempotencyKey\":\""
-                + reference + "\",\"clientReference\":\"" + reference + "\"}";
+        PlaceOrderCommand.PlaceOrder order = new PlaceOrderCommand.PlaceOrder(customer, "EUR",
+                List.of(new PlaceOrderCommand.Line(sku, quantity, unitPriceCents)), reference, reference);
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ORDERS_COMMANDS, reference,
-                body.getBytes(StandardCharsets.UTF_8));
+                Json.write(order).getBytes(StandardCharsets.UTF_8));
         record.headers().add(Topics.MESSAGE_ID, id.getBytes(StandardCharsets.UTF_8));
         record.headers().add(Topics.MESSAGE_TYPE, "PlaceOrder".getBytes(StandardCharsets.UTF_8));
         record.headers().add(Topics.CORRELATION_ID, reference.getBytes(StandardCharsets.UTF_8));
