@@ -7,8 +7,8 @@ import java.nio.file.Path;
  * in {@code <data dir>/admin-token} (mode 600). A data directory kept between runs keeps its
  * token. Stateless.
  */
-final class AdminTokenFile {
-    static final String NAME = "admin-token";
+public final class AdminTokenFile {
+    public static final String NAME = "admin-token";
 
     private AdminTokenFile() {}
 

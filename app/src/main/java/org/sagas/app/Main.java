@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import org.sagas.app.cli.AdminCli;
+import org.sagas.app.cli.EventsCli;
 
 /**
  * {@code ./sagas}: runs the whole product on its embedded default ({@code up}), one role for

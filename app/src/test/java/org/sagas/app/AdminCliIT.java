@@ -17,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.sagas.app.cli.AdminCli;
 import org.sagas.embedded.FreePorts;
 import org.sagas.testkit.RealInfrastructure;
 

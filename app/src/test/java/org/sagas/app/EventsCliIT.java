@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.sagas.app.cli.EventsCli;
 import org.sagas.testkit.RealInfrastructure;
 
 /**

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.sagas.app.Submissions.Answer;
+import org.sagas.app.cli.AdminCli;
 import org.sagas.testkit.RealInfrastructure;
 
 /**

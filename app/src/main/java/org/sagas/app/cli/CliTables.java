@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;

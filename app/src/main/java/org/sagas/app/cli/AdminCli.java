@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import org.sagas.app.AdminTokenFile;
 
 /**
  * {@code ./sagas admin <verb>}: the operator API from a terminal (docs/operations-admin.md). Tables for
@@ -19,7 +20,7 @@ import java.util.function.Function;
  * Exit codes: 0 done, 1 refused or failed (the reason on stderr), 2 a wrong command line, 3 the
  * operator API cannot be reached.
  */
-final class AdminCli {
+public final class AdminCli {
     static final int USAGE = 2;
     static final Set<String> GLOBAL = Set.of("--url", "--token", "--token-file");
     static final Map<String, String> FILTERS = filters();
@@ -68,7 +69,7 @@ final class AdminCli {
 
     private AdminCli() {}
 
-    static int run(String[] argv, Function<String, String> env, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, Function<String, String> env, PrintStream out, PrintStream err) {
         List<String> args = new ArrayList<>(Arrays.asList(argv));
         if (args.isEmpty() || args.get(0).equals("--help") || args.get(0).equals("-h") || args.get(0).equals("help")) {
             help(out);

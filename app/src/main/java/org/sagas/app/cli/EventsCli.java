@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.cli;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import org.sagas.app.ConfigurationError;
+import org.sagas.app.Settings;
 import org.sagas.app.events.OrderEventsTail;
 import org.sagas.app.events.PlaceOrderCommand;
 import org.sagas.orchestrator.messaging.EventsDocument;
@@ -22,7 +24,7 @@ import org.sagas.orchestrator.messaging.MessageContracts;
  * its password when the cluster signs in). Exit 0 done, 1 failed (no outcome in time, Kafka
  * unreachable), 2 usage.
  */
-final class EventsCli {
+public final class EventsCli {
     static final int USAGE = 2;
     private static final Set<String> VALUED = Set.of("--bootstrap", "--customer", "--sku", "--quantity",
             "--price-cents", "--currency", "--idempotency-key", "--reference", "--timeout", "--order", "--count");
@@ -30,7 +32,7 @@ final class EventsCli {
 
     private EventsCli() {}
 
-    static int run(String[] argv, Function<String, String> env, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, Function<String, String> env, PrintStream out, PrintStream err) {
         List<String> args = Arrays.asList(argv);
         if (args.isEmpty() || args.contains("--help") || args.contains("-h") || args.get(0).equals("help")) {
             help(out);

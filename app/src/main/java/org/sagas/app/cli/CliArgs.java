@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.cli;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
