@@ -46,6 +46,8 @@ class CrashRestartIT {
     private int apiPort;
     private int inventoryPort;
     private int paymentPort;
+    private int fraudPort;
+    private int adminPort;
     private LaunchedSagas running;
 
     @BeforeEach
@@ -54,6 +56,8 @@ class CrashRestartIT {
         apiPort = FreePorts.find();
         inventoryPort = FreePorts.find();
         paymentPort = FreePorts.find();
+        fraudPort = FreePorts.find();
+        adminPort = FreePorts.find();
     }
 
     @AfterEach
@@ -144,14 +148,16 @@ class CrashRestartIT {
     private LaunchedSagas up() throws IOException {
         running = LaunchedSagas.launch(Map.of("SAGA_CONSUMER_THREADS", "2", "SAGA_INVENTORY_TIMEOUT_MS", "3000"),
                 "up", "--data-dir", dataDir.path().toString(), "--port", Integer.toString(apiPort),
-                "--inventory-port", Integer.toString(inventoryPort), "--payment-port", Integer.toString(paymentPort));
+                "--inventory-port", Integer.toString(inventoryPort), "--payment-port", Integer.toString(paymentPort),
+                "--fraud-port", Integer.toString(fraudPort), "--admin-port", Integer.toString(adminPort));
         return running;
     }
 
     private List<String> secondStartOnTheSameDirectory() throws Exception {
         LaunchedSagas second = LaunchedSagas.launch(Map.of(), "up", "--data-dir", dataDir.path().toString(),
                 "--port", Integer.toString(FreePorts.find()), "--inventory-port", Integer.toString(FreePorts.find()),
-                "--payment-port", Integer.toString(FreePorts.find()));
+                "--payment-port", Integer.toString(FreePorts.find()), "--fraud-port", Integer.toString(FreePorts.find()),
+                "--admin-port", Integer.toString(FreePorts.find()));
         assertThat(second.process().waitFor(90, TimeUnit.SECONDS)).as("second start ends").isTrue();
         assertThat(second.process().exitValue()).isNotZero();
         assertThat(get(api("/health/ready")).statusCode()).as("the first keeps running").isEqualTo(200);

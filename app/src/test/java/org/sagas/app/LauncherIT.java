@@ -36,7 +36,8 @@ class LauncherIT {
         int admin = FreePorts.find();
         Process process = launch(Map.of(), output, "up", "--port",
                 Integer.toString(api), "--inventory-port", Integer.toString(FreePorts.find()), "--payment-port",
-                Integer.toString(FreePorts.find()), "--admin-port", Integer.toString(admin));
+                Integer.toString(FreePorts.find()), "--fraud-port", Integer.toString(FreePorts.find()), "--admin-port",
+                Integer.toString(admin));
         Path dataDir;
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());

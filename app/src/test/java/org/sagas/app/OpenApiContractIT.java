@@ -137,9 +137,13 @@ class OpenApiContractIT extends GameDayLifecycle {
         // Cancelling: too late for a confirmed order; an order awaiting payment ends at once, replayed;
         // an unknown order, a key used for another request, no key, not an id
         assertThat(cancel(id.toString(), Submissions.key()).statusCode()).isEqualTo(409);
+        // (a provider that takes 3 s keeps it awaiting payment until the cancel, however fast the rest is)
+        product.paymentFaults("{\"latencyMs\":3000}");
         UUID waiting = TestProduct.orderId(submit(Submissions.key(), body));
         String cancelKey = Submissions.key();
-        assertThat(cancel(waiting.toString(), cancelKey).statusCode()).isEqualTo(200);
+        HttpResponse<String> cancelled = cancel(waiting.toString(), cancelKey);
+        product.paymentFaults("{\"latencyMs\":0}");
+        assertThat(cancelled.statusCode()).as(cancelled.body()).isEqualTo(200);
         assertThat(cancel(waiting.toString(), cancelKey).headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(cancel(UUID.randomUUID().toString(), Submissions.key()).statusCode()).isEqualTo(404);
         assertThat(cancel(waiting.toString(), key).statusCode()).isEqualTo(422);

@@ -54,7 +54,8 @@ class OverloadIT extends GameDayLifecycle {
         try (ChildJvm inventory = ChildJvm.start("sandbox", List.of("nice", "-n", "-10"), List.of("sandbox"),
                 Map.of("SAGA_DB_URL", s.dbUrl(), "SAGA_DB_USER", s.dbUser(), "SAGA_DB_PASSWORD", s.dbPassword(),
                         "SAGA_KAFKA_BOOTSTRAP", "", "SAGA_INVENTORY_PORT", Integer.toString(port),
-                        "SAGA_PAYMENT_PORT", Integer.toString(FreePorts.find()), "SAGA_SANDBOX_CONTROLS", "on",
+                        "SAGA_PAYMENT_PORT", Integer.toString(FreePorts.find()),
+                        "SAGA_FRAUD_PORT", Integer.toString(FreePorts.find()), "SAGA_SANDBOX_CONTROLS", "on",
                         "SAGA_SANDBOX_LEDGER_TOKEN", TestProduct.LEDGER_TOKEN),
                 dir.resolve("sandbox.log"))) {
             String url = "http://127.0.0.1:" + port;
