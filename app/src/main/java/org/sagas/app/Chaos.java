@@ -176,6 +176,7 @@ final class Chaos {
             put(cluster.inventoryUrl() + "/stock/" + HOT_SKU, "{\"available\":" + Math.max(10, rate * 3) + "}");
             put(cluster.paymentUrl() + "/_faults", "{\"declineRate\":0.05}");
             long started = System.nanoTime();
+            lastFaultUndoneAt = started; // a run that drew no fault counts from its start
             ExecutorService clients = Executors.newFixedThreadPool(32);
             Thread faulting = new Thread(() -> inject(started), "chaos-faults");
             faulting.start();
@@ -289,10 +290,16 @@ final class Chaos {
             }
         }
 
-        /** Whatever is still down or paused is brought back, and waited for. */
+        /**
+         * Whatever is still down or paused is brought back, and waited for; only then is that the
+         * last fault's end (else it ended when {@link #inject} undid it).
+         */
         private void restoreAll() {
             List<RoleProcess> back = new ArrayList<>();
             for (RoleProcess p : cluster.processes()) {
+                if (p.isPaused()) {
+                    back.add(p);
+                }
                 p.resume();
                 if (!p.isAlive()) {
                     back.add(p.start());
@@ -300,7 +307,9 @@ final class Chaos {
             }
             cluster.awaitReady(cluster.processes());
             put(cluster.inventoryUrl() + "/_faults", "{\"down\":false}");
-            lastFaultUndoneAt = System.nanoTime();
+            if (!back.isEmpty()) {
+                lastFaultUndoneAt = System.nanoTime();
+            }
         }
 
         private RoleProcess process(String name) {
