@@ -31,6 +31,8 @@ import org.sagas.app.check.Report;
 import org.sagas.app.check.ReportOutput;
 import org.sagas.app.check.Target;
 import org.sagas.app.cluster.RoleProcess;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.sagas.orchestrator.Json;
 
 /**
@@ -92,20 +94,48 @@ final class Chaos {
         long seed = Long.parseLong(flags.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000)));
         Duration duration = Duration.ofSeconds(Long.parseLong(flags.getOrDefault("--duration", "120")));
         int rate = Integer.parseInt(flags.getOrDefault("--rate", "10"));
-        Path results = Path.of(flags.getOrDefault("--results", "bench/results")).resolve("chaos.json");
+        Path results = resultsFile(flags, settings, seed);
         Cluster.Shape shape = new Cluster.Shape(Integer.parseInt(flags.getOrDefault("--each", "2")),
                 Integer.parseInt(flags.getOrDefault("--brokers", "3")), 0);
         out.println("chaos: seed " + seed + " (./sagas chaos --seed " + seed + " repeats this schedule), "
-                + duration.toSeconds() + " s at " + rate + " orders/s");
+                + duration.toSeconds() + " s at " + rate + " orders/s; results to " + results);
         try (Cluster cluster = Cluster.start(settings, shape, out)) {
-            List<String> names = cluster.processes().stream().map(RoleProcess::name)
-                    .filter(n -> !n.equals("sandbox")).toList();
-            List<Fault> faults = schedule(seed, duration, names, shape.brokers());
-            faults.forEach(f -> out.printf("  fault at %5.1f s: %-16s %-18s for %.1f s%n", f.atMs() / 1000.0,
-                    f.kind(), f.target(), f.lastsMs() / 1000.0));
+            return on(cluster, seed, duration, rate, shape.brokers(), results, out).passed() ? 0 : 1;
+        }
+    }
+
+    /**
+     * Where the results go: {@code --out FILE}; else {@code --results DIR}/chaos.json; else the data
+     * directory when one is kept ({@code --data-dir}); else {@code target/bench-results/}, as the
+     * benches' — never a tracked file unless asked for.
+     */
+    static Path resultsFile(Map<String, String> flags, Settings settings, long seed) {
+        if (flags.containsKey("--out")) {
+            return Path.of(flags.get("--out"));
+        }
+        if (flags.containsKey("--results")) {
+            return Path.of(flags.get("--results")).resolve("chaos.json");
+        }
+        Path dir = settings.dataDir() != null ? settings.dataDir() : Path.of("target", "bench-results");
+        return dir.resolve("chaos-" + seed + ".json");
+    }
+
+    /**
+     * One run of {@code duration} at {@code rate} orders a second against a cluster already up,
+     * with the faults {@link #schedule} draws from {@code seed}; writes {@code results} and returns
+     * the checker's report. Every fault is undone before the check.
+     */
+    static Report on(Cluster cluster, long seed, Duration duration, int rate, int brokers, Path results,
+            PrintStream out) {
+        List<String> names = cluster.processes().stream().map(RoleProcess::name)
+                .filter(n -> !n.equals("sandbox")).toList();
+        List<Fault> faults = schedule(seed, duration, names, brokers);
+        faults.forEach(f -> out.printf("  fault at %5.1f s: %-16s %-18s for %.1f s%n", f.atMs() / 1000.0,
+                f.kind(), f.target(), f.lastsMs() / 1000.0));
+        try {
             return new Run(cluster, seed, duration, rate, faults, out).go(results);
         } catch (IOException e) {
-            throw new ConfigurationError("chaos could not write its results: " + e.getMessage(), e);
+            throw new ConfigurationError("chaos could not write its results to " + results + ": " + e.getMessage(), e);
         }
     }
 
@@ -139,13 +169,14 @@ final class Chaos {
             }
         }
 
-        int go(Path results) throws IOException {
+        Report go(Path results) throws IOException {
             for (int i = 0; i < SKUS; i++) {
                 put(cluster.inventoryUrl() + "/stock/CHAOS-" + i, "{\"available\":100000}");
             }
             put(cluster.inventoryUrl() + "/stock/" + HOT_SKU, "{\"available\":" + Math.max(10, rate * 3) + "}");
             put(cluster.paymentUrl() + "/_faults", "{\"declineRate\":0.05}");
             long started = System.nanoTime();
+            lastFaultUndoneAt = started; // a run that drew no fault counts from its start
             ExecutorService clients = Executors.newFixedThreadPool(32);
             Thread faulting = new Thread(() -> inject(started), "chaos-faults");
             faulting.start();
@@ -177,6 +208,7 @@ final class Chaos {
             restoreAll();
             put(cluster.paymentUrl() + "/_faults", "{\"declineRate\":0}");
             out.println("chaos: orders done, every fault undone; checking (settle up to 180 s)");
+            long settledAfterMs = awaitTerminal(Duration.ofSeconds(180));
             Settings s = cluster.infrastructure();
             // The cluster's brokers take only signed-in clients: the checker reads as the super user.
             Target target = new Target(s.dbUrl(), s.dbUser(), s.dbPassword(), s.kafka(), URI.create(cluster.inventoryUrl()),
@@ -184,13 +216,35 @@ final class Chaos {
             Report report = Checker.run(target, new CheckOptions(Duration.ofSeconds(180),
                     CheckOptions.DEFAULT_OUTBOX_AGE, CheckOptions.DEFAULT_MAX_IDS, Set.of(),
                     EnumSet.allOf(Invariant.class)));
-            long settledAfterMs = report.verdict(Invariant.NOT_TERMINAL).passed()
-                    ? Math.max(0, (System.nanoTime() - lastFaultUndoneAt) / 1_000_000) : -1;
             ReportOutput.table(report, out);
             write(results, report, settledAfterMs);
             out.println("chaos: results in " + results + (report.passed() ? "; every invariant holds"
                     : "; invariants failed: " + report.failed()));
-            return report.passed() ? 0 : 1;
+            return report;
+        }
+
+        /**
+         * Waits until no order is moving any more, and says how long after the last fault was undone
+         * that was (-1: not within {@code within}); the checker then judges a still cluster.
+         */
+        private long awaitTerminal(Duration within) {
+            Settings s = cluster.infrastructure();
+            Jdbi jdbi = Jdbi.create(s.dbUrl(), s.dbUser(), s.dbPassword());
+            long until = System.nanoTime() + within.toNanos();
+            while (System.nanoTime() < until) {
+                try {
+                    int moving = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM orders WHERE status IN"
+                            + " ('PENDING_CONFIRMATION', 'AWAITING_PAYMENT', 'PAYMENT_UNKNOWN', 'COMPENSATING')")
+                            .mapTo(Integer.class).one());
+                    if (moving == 0) {
+                        return Math.max(0, (System.nanoTime() - lastFaultUndoneAt) / 1_000_000);
+                    }
+                } catch (JdbiException e) {
+                    out.println("  cannot count the orders still moving yet: " + e.getMessage());
+                }
+                sleep(250);
+            }
+            return -1;
         }
 
         /** Each fault at its time, undone after its time; all on this thread, one after another. */
@@ -236,10 +290,16 @@ final class Chaos {
             }
         }
 
-        /** Whatever is still down or paused is brought back, and waited for. */
+        /**
+         * Whatever is still down or paused is brought back, and waited for; only then is that the
+         * last fault's end (else it ended when {@link #inject} undid it).
+         */
         private void restoreAll() {
             List<RoleProcess> back = new ArrayList<>();
             for (RoleProcess p : cluster.processes()) {
+                if (p.isPaused()) {
+                    back.add(p);
+                }
                 p.resume();
                 if (!p.isAlive()) {
                     back.add(p.start());
@@ -247,7 +307,9 @@ final class Chaos {
             }
             cluster.awaitReady(cluster.processes());
             put(cluster.inventoryUrl() + "/_faults", "{\"down\":false}");
-            lastFaultUndoneAt = System.nanoTime();
+            if (!back.isEmpty()) {
+                lastFaultUndoneAt = System.nanoTime();
+            }
         }
 
         private RoleProcess process(String name) {

@@ -43,6 +43,8 @@ final class Cluster implements AutoCloseable {
     /** The roles in the order they start: what is called before what calls it. */
     static final List<String> ROLES = List.of("relay", "payment-worker", "saga-worker", "reconciler", "api");
     private static final Duration READY_WITHIN = Duration.ofMinutes(4);
+    /** How many times a process that ends before it is ready is started, in all. */
+    private static final int STARTS = 3;
 
     /**
      * What to run.
@@ -86,14 +88,26 @@ final class Cluster implements AutoCloseable {
     /** The sandbox fraud service's, which the orders saga's version 2 calls. */
     private final int fraudPort = FreePorts.find();
     private int adminPort = -1;
+    private final Map<String, Integer> adminPorts = new LinkedHashMap<>();
+    private final Map<String, String> overrides;
 
-    private Cluster(EmbeddedStack stack, ClusterCredentials credentials) {
+    private Cluster(EmbeddedStack stack, ClusterCredentials credentials, Map<String, String> overrides) {
         this.stack = stack;
         this.credentials = credentials;
+        this.overrides = Map.copyOf(overrides);
     }
 
     /** Starts the whole of it and prints where everything is. */
     static Cluster start(Settings settings, Shape shape, PrintStream out) {
+        return start(settings, shape, out, Map.of());
+    }
+
+    /**
+     * As {@link #start(Settings, Shape, PrintStream)}, every process also given {@code overrides}
+     * ({@code SAGA_*} settings, e.g. a test's short grace periods and leases), as if the launcher
+     * had them in its environment.
+     */
+    static Cluster start(Settings settings, Shape shape, PrintStream out, Map<String, String> overrides) {
         EmbeddedStack stack = (settings.dataDir() != null ? new EmbeddedStack(settings.dataDir())
                 : EmbeddedStack.scratch()).withBrokers(shape.brokers());
         ClusterCredentials credentials;
@@ -104,7 +118,7 @@ final class Cluster implements AutoCloseable {
             throw e;
         }
         stack.withKafkaSignIn(credentials.superPassword());
-        Cluster cluster = new Cluster(stack, credentials);
+        Cluster cluster = new Cluster(stack, credentials, overrides);
         try {
             out.println("starting embedded PostgreSQL and " + shape.brokers() + " Kafka brokers in " + stack.dataDir()
                     + " (SASL/SCRAM sign-in and ACLs)");
@@ -170,6 +184,7 @@ final class Cluster implements AutoCloseable {
                 if (role.equals("api")) {
                     int port = FreePorts.find();
                     adminPort = adminPort < 0 ? port : adminPort;
+                    adminPorts.put(role + "-" + i, port);
                     env.put("SAGA_ADMIN_PORT", Integer.toString(port));
                 }
                 roles.add(add(role + "-" + i, role, env, logs));
@@ -194,13 +209,17 @@ final class Cluster implements AutoCloseable {
         return p;
     }
 
-    /** Every process waited for at once: they start side by side. */
+    /**
+     * Every process waited for at once: they start side by side. One that ends before it is ready
+     * (e.g. its first call to a broker timed out on a busy machine) is started again, at most
+     * {@link #STARTS} times in all, as compose's {@code restart: on-failure} does.
+     */
     void awaitReady(List<RoleProcess> starting) {
         ExecutorService waiting = Executors.newFixedThreadPool(Math.max(1, starting.size()));
         try {
             List<Future<?>> ready = new ArrayList<>();
             for (RoleProcess p : starting) {
-                ready.add(waiting.submit(() -> p.awaitReady(http, READY_WITHIN)));
+                ready.add(waiting.submit(() -> awaitReady(p)));
             }
             for (Future<?> f : ready) {
                 f.get();
@@ -212,6 +231,22 @@ final class Cluster implements AutoCloseable {
             throw new IllegalStateException("interrupted while the cluster started", e);
         } finally {
             waiting.shutdownNow();
+        }
+    }
+
+    private void awaitReady(RoleProcess p) {
+        for (int start = 1; ; start++) {
+            try {
+                p.awaitReady(http, READY_WITHIN);
+                return;
+            } catch (IllegalStateException e) {
+                if (p.isAlive() || start >= STARTS || Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
+                log.warn("{} ended before it was ready (start {} of {}); starting it again: {}", p.name(), start,
+                        STARTS, e.getMessage());
+                p.start();
+            }
         }
     }
 
@@ -229,6 +264,11 @@ final class Cluster implements AutoCloseable {
                 Settings.KAFKA_ROLE_CREDENTIALS.name());
         System.getenv().forEach((k, v) -> {
             if (k.startsWith("SAGA_") && !notHandedOn.contains(k)) {
+                env.put(k, v);
+            }
+        });
+        overrides.forEach((k, v) -> {
+            if (!notHandedOn.contains(k)) {
                 env.put(k, v);
             }
         });
@@ -317,6 +357,15 @@ final class Cluster implements AutoCloseable {
     /** The first api process's operator port. */
     int adminPort() {
         return adminPort;
+    }
+
+    /** The operator port of api process {@code name} (e.g. {@code api-2}). */
+    int adminPort(String name) {
+        Integer port = adminPorts.get(name);
+        if (port == null) {
+            throw new IllegalArgumentException(name + " is not an api process of this cluster: " + adminPorts.keySet());
+        }
+        return port;
     }
 
     String adminToken() {

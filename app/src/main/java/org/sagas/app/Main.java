@@ -20,7 +20,7 @@ public final class Main {
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--fraud-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
-            "--each", "--brokers", "--results", "--via");
+            "--each", "--brokers", "--results", "--via", "--out");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 
@@ -169,8 +169,9 @@ public final class Main {
         out.println("                      [--each N] (processes of each role, default 2) [--brokers N] [--data-dir DIR]");
         out.println("  chaos               orders against a cluster while faults drawn from a seed kill -9 and pause");
         out.println("                      role processes, kill brokers, crash PostgreSQL, take inventory down, slow");
-        out.println("                      the provider; then the checker; writes bench/results/chaos.json");
-        out.println("                      [--seed N] [--duration S] [--rate N] [--each N] [--results DIR]");
+        out.println("                      the provider; then the checker; writes its results (JSON) to --out FILE,");
+        out.println("                      by default <data dir>/chaos-<seed>.json or target/bench-results/chaos-<seed>.json");
+        out.println("                      [--seed N] [--duration S] [--rate N] [--each N] [--out FILE]");
         out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
         out.println("  kafka-access        on a Kafka that authenticates: create the topics, each role's user and");

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -263,15 +265,21 @@ final class Node implements AutoCloseable {
         }
     }
 
+    private static final int ENSURE_TOPICS_MS = 30_000;
+
     /** As {@link #ensureTopics()}, through {@code admin} (e.g. a super user's, setting up a secured cluster). */
     static void ensureTopics(Admin admin, String where) {
         try {
-            var existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            // The call's own 30 s, not the admin client's 2 s default: a process starting beside a
+            // busy or just-started broker waits for it instead of ending at once.
+            var existing = admin.listTopics(new ListTopicsOptions().timeoutMs(ENSURE_TOPICS_MS)).names()
+                    .get(30, TimeUnit.SECONDS);
             var missing = Topics.all().stream().filter(t -> !existing.contains(t))
                     .map(t -> new NewTopic(t, Optional.of(4), Optional.empty()).configs(topicConfig(t)))
                     .toList();
             if (!missing.isEmpty()) {
-                admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(missing, new CreateTopicsOptions().timeoutMs(ENSURE_TOPICS_MS)).all()
+                        .get(30, TimeUnit.SECONDS);
             }
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {

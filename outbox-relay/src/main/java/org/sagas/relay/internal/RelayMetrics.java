@@ -48,7 +48,9 @@ public final class RelayMetrics implements AutoCloseable {
                 .description("Outbox rows the broker refused for good, waiting for an operator"), tags);
         gauge(Gauge.builder("outbox.blocked.aggregates", blockedAggregates, AtomicLong::get)
                 .description("Aggregates whose later rows wait behind a dead letter"), tags);
-        gauge(Gauge.builder("outbox.leased.shards", leasedShards, s -> s.get())
+        // A gauge holds what it reads weakly: the supplier is held strongly, or the first garbage
+        // collection takes it and the gauge reads NaN for the rest of the relay's life.
+        gauge(Gauge.builder("outbox.leased.shards", leasedShards, s -> s.get()).strongReference(true)
                 .description("Outbox shards this relay instance publishes"), tags);
         this.publishLatency = add(Timer.builder("outbox.publish.latency")
                 .description("From the row's insert (commit) to the broker's acknowledgement")

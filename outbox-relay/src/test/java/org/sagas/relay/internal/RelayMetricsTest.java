@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class RelayMetricsTest {
@@ -34,5 +35,21 @@ class RelayMetricsTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new RelayMetrics(registry, "r1", () -> 0).close();
         assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
+    void shouldStillShowTheLeasedShardsAfterAGarbageCollection() {
+        // Given the shards read through a supplier nothing else holds, as the relay passes it
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        AtomicInteger owned = new AtomicInteger(32);
+        try (RelayMetrics metrics = new RelayMetrics(registry, "r1", owned::get)) {
+            // When the JVM collects garbage
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+            }
+
+            // Then the gauge still reads the shards, not NaN
+            assertThat(registry.scrape()).contains("outbox_leased_shards{relay=\"r1\"} 32");
+        }
     }
 }
