@@ -367,7 +367,7 @@ public final class PaymentWorker implements AutoCloseable {
             if (amount == null || !amount.isIntegralNumber() || amount.asLong() < 0) {
                 throw new PoisonMessage("amountCents must be a non-negative integer");
             }
-            if (!currency.matches("[A-Z]{3}")) {
+            if (!Limits.isCurrency(currency)) {
                 throw new PoisonMessage("currency must be three capital letters");
             }
             // The provider takes what the orchestrator's limits allow, no more (Limits).

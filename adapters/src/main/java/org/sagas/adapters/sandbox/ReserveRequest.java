@@ -13,8 +13,8 @@ import org.sagas.orchestrator.ordering.Limits;
  * takes stock rows in the same order and concurrent reservations cannot deadlock.
  */
 record ReserveRequest(String orderId, List<Reservation.Line> lines) {
-    static final int MAX_ORDER_ID_LENGTH = 100;
     // The orchestrator's limits, so that every order its API accepts can be reserved here.
+    static final int MAX_ORDER_ID_LENGTH = Limits.MAX_ORDER_ID;
     static final int MAX_SKU_LENGTH = Limits.MAX_SKU;
     static final int MAX_LINES = Limits.MAX_LINES;
     static final int MAX_QUANTITY = Limits.MAX_QUANTITY;
@@ -41,7 +41,7 @@ record ReserveRequest(String orderId, List<Reservation.Line> lines) {
             }
             String sku = Json.text(Json.required(line, "sku", path + ".sku"), path + ".sku", MAX_SKU_LENGTH);
             int quantity = (int) Json.integer(Json.required(line, "quantity", path + ".quantity"),
-                    path + ".quantity", 1, MAX_QUANTITY);
+                    path + ".quantity", Limits.MIN_QUANTITY, MAX_QUANTITY);
             bySku.merge(sku, quantity, Integer::sum);
         }
         List<Reservation.Line> merged = new ArrayList<>();

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.ordering.CancelOutcome;
+import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderRequest;
 import org.sagas.orchestrator.ordering.OrderService;
 import org.sagas.orchestrator.ordering.OrderStatus;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
-    static final int MAX_KEY_LENGTH = org.sagas.orchestrator.ordering.Limits.MAX_KEY;
+    static final int MAX_KEY_LENGTH = Limits.MAX_KEY;
     /** Requests refused at the edge, by reason: {@code saga_api_refused_total{reason}}. */
     static final String REFUSED = "saga.api.refused";
     /** The public API's contract, {@code GET /openapi.json}. */
@@ -286,7 +287,7 @@ public final class ApiServer implements AutoCloseable {
                 throw new InvalidRequest("Idempotency-Key", "must be at most " + MAX_KEY_LENGTH + " characters");
             }
             // Stored, logged and echoed in problems: visible ASCII only.
-            if (!key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            if (!Limits.isApiKeyText(key)) {
                 throw new InvalidRequest("Idempotency-Key", "must be visible ASCII characters (no spaces)");
             }
             return key;

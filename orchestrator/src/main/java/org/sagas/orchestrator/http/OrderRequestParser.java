@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderLine;
 import org.sagas.orchestrator.ordering.OrderRequest;
@@ -20,7 +19,6 @@ import org.sagas.orchestrator.ordering.OrderRequest;
  */
 public final class OrderRequestParser {
     private static final ObjectMapper STRICT = org.sagas.orchestrator.Json.strict();
-    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> ORDER_FIELDS = Set.of("customerId", "currency", "lines");
     private static final Set<String> LINE_FIELDS = Set.of("sku", "quantity", "unitPriceCents");
     static final int MAX_LINES = Limits.MAX_LINES;
@@ -45,7 +43,7 @@ public final class OrderRequestParser {
         rejectUnknown(root, ORDER_FIELDS, "");
         String customerId = identifier(root, "customerId", "customerId", Limits.MAX_CUSTOMER_ID);
         JsonNode currencyNode = root.get("currency");
-        if (currencyNode == null || !currencyNode.isTextual() || !CURRENCY.matcher(currencyNode.asText()).matches()) {
+        if (currencyNode == null || !currencyNode.isTextual() || !Limits.isCurrency(currencyNode.asText())) {
             throw new InvalidRequest("currency", "must be three capital letters (ISO 4217), e.g. \"EUR\"");
         }
         JsonNode linesNode = root.get("lines");
@@ -68,8 +66,9 @@ public final class OrderRequestParser {
         }
         rejectUnknown(node, LINE_FIELDS, path + ".");
         String sku = identifier(node, "sku", path + ".sku", Limits.MAX_SKU);
-        long quantity = integer(node, "quantity", path + ".quantity", 1, MAX_QUANTITY);
-        long price = integer(node, "unitPriceCents", path + ".unitPriceCents", 0, MAX_UNIT_PRICE);
+        long quantity = integer(node, "quantity", path + ".quantity", Limits.MIN_QUANTITY, MAX_QUANTITY);
+        long price = integer(node, "unitPriceCents", path + ".unitPriceCents", Limits.MIN_UNIT_PRICE_CENTS,
+                MAX_UNIT_PRICE);
         return new OrderLine(sku, (int) quantity, price);
     }
 

@@ -1,6 +1,7 @@
 package org.sagas.orchestrator.ordering;
 
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The one definition of what a valid order is made of, shared by the API's validation and the
@@ -17,12 +18,39 @@ public final class Limits {
     public static final int MAX_KEY = 255;
     /** Most lines an order may have. */
     public static final int MAX_LINES = 100;
+    /** Smallest quantity on one line. */
+    public static final int MIN_QUANTITY = 1;
     /** Largest quantity on one line. */
     public static final int MAX_QUANTITY = 10_000;
+    /** Smallest unit price, in cents (free lines are allowed). */
+    public static final long MIN_UNIT_PRICE_CENTS = 0;
     /** Largest unit price, in cents. */
     public static final long MAX_UNIT_PRICE_CENTS = 1_000_000_000L;
+    /** Longest order id a participant takes, in code points (the orchestrator sends UUIDs). */
+    public static final int MAX_ORDER_ID = 100;
+    /** A currency: three capital letters (ISO 4217), as a whole-string regular expression. */
+    public static final String CURRENCY_PATTERN = "^[A-Z]{3}$";
+
+    /**
+     * The API's Idempotency-Key: visible ASCII, as a whole-string regular expression (stored, logged
+     * and echoed in problems). Every such key passes {@link #textProblem}, so participants take it.
+     */
+    public static final String API_KEY_PATTERN = "^[!-~]+$";
+
+    private static final Pattern CURRENCY = Pattern.compile(CURRENCY_PATTERN);
+    private static final Pattern API_KEY = Pattern.compile(API_KEY_PATTERN);
 
     private Limits() {}
+
+    /** Whether {@code text} is a currency code as {@link #CURRENCY_PATTERN} defines it. */
+    public static boolean isCurrency(String text) {
+        return text != null && CURRENCY.matcher(text).matches();
+    }
+
+    /** Whether {@code text} holds only the characters {@link #API_KEY_PATTERN} allows (length aside). */
+    public static boolean isApiKeyText(String text) {
+        return text != null && API_KEY.matcher(text).matches();
+    }
 
     /** The length of {@code text} in code points. */
     public static int length(String text) {

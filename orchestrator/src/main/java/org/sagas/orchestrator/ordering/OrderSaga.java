@@ -158,8 +158,8 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
         // submission resolved (the start itself, a status held for the few milliseconds before the
         // reservation's outcome, is told by none: ADR 0019); after it, only a real change counts: a
         // transition that keeps the status (a parked retry) is no event.
-        boolean changed = after.version() != 0
-                && (untouched(t.before()) || !after.label().equals(t.before().label()));
+        boolean changed = after.version() != 0 && (untouched(t.before())
+                || OrderStatus.ofLabel(after.label()) != OrderStatus.ofLabel(t.before().label()));
         if (!changed) {
             return List.of();
         }
@@ -178,7 +178,7 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
 
     /** The answer a submission resolved by {@code t} gets; a replay reads the same back (OrderStore#resolution). */
     static SubmitResult answerFor(Transition<OrderData> t) {
-        return OrderAnswers.of(t.after().id(), OrderStatus.valueOf(t.after().label()), t.after().cause(), false);
+        return OrderAnswers.of(t.after().id(), OrderStatus.ofLabel(t.after().label()), t.after().cause(), false);
     }
 
     /** A move out of the first step as it was created: its outcome is the submission's answer. */

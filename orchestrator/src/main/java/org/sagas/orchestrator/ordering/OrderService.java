@@ -265,7 +265,7 @@ public final class OrderService {
             return Optional.empty(); // the same key's first request wrote first: its answer is replayed
         }
         if (outcome instanceof OperatorOutcome.Applied applied) {
-            OrderStatus now = OrderStatus.valueOf(applied.now().label());
+            OrderStatus now = OrderStatus.ofLabel(applied.now().label());
             log.info("order {} cancelled by its customer, now {}", orderId, now);
             CancelOutcome answer = CancelOutcome.accepted(orderId, now, false);
             keys.complete(scope, key, cancelHash(orderId), orderId, clock.instant(), null, answerBody(orderId, now));

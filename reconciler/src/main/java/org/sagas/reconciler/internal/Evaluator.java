@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.sagas.orchestrator.ordering.OrderKeys;
+import org.sagas.orchestrator.ordering.OrderStatus;
 import org.sagas.reconciler.Finding;
 import org.sagas.reconciler.FindingKind;
 import org.sagas.reconciler.FindingState;
@@ -80,7 +81,7 @@ public final class Evaluator {
     List<Condition> conditions(OrderLedger l) {
         List<Condition> out = new ArrayList<>();
         String expectedKey = l.chargeKey != null ? l.chargeKey : derived(l.orderId, true);
-        boolean notLive = "CANCELLED".equals(l.status) || "REJECTED".equals(l.status);
+        boolean notLive = l.status == OrderStatus.CANCELLED || l.status == OrderStatus.REJECTED;
         boolean anyCapture = false;
         for (Map.Entry<String, OrderLedger.Entry> e : l.charges.entrySet()) {
             String key = e.getKey();
@@ -98,7 +99,7 @@ public final class Evaluator {
             } else if (notLive) {
                 out.add(new Condition(FindingKind.CHARGED_NOT_CONFIRMED, key, "charge " + key + " captured " + money
                         + " while the order is " + l.status, config.grace().toMillis(), refundKey));
-            } else if ("CONFIRMED".equals(l.status) && !key.equals(expectedKey)) {
+            } else if (l.status == OrderStatus.CONFIRMED && !key.equals(expectedKey)) {
                 out.add(new Condition(FindingKind.CHARGED_NOT_CONFIRMED, key, "second capture " + key + " (" + money
                         + ") for an order confirmed by charge " + expectedKey, config.grace().toMillis(), refundKey));
             }
@@ -109,7 +110,7 @@ public final class Evaluator {
                         null));
             }
         }
-        if ("CONFIRMED".equals(l.status) && !anyCapture) {
+        if (l.status == OrderStatus.CONFIRMED && !anyCapture) {
             OrderLedger.Entry own = l.charges.get(expectedKey);
             out.add(new Condition(FindingKind.CONFIRMED_NOT_CHARGED, expectedKey, "order confirmed but the provider's"
                     + " ledger has no captured charge (" + expectedKey + ": " + (own == null ? "none" : own.status)
@@ -117,7 +118,7 @@ public final class Evaluator {
         }
         // A saga that replies arrive in-process for (ADR 0019) writes none to payments.events: its
         // order moving on to COMPENSATING says the saga no longer waits for one.
-        if (l.commandSeenAt != null && !l.replied && !l.isTerminal() && !"COMPENSATING".equals(l.status)) {
+        if (l.commandSeenAt != null && !l.replied && !l.isTerminal() && l.status != OrderStatus.COMPENSATING) {
             out.add(new Condition(FindingKind.CHARGE_WITHOUT_REPLY, l.chargeKey, "charge command " + l.chargeKey
                     + " got no payment reply within " + config.replyWindow().toSeconds() + " s",
                     config.replyWindow().toMillis(), null));

@@ -2,6 +2,7 @@ package org.sagas.reconciler.internal;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import org.sagas.orchestrator.ordering.OrderStatus;
 
 /**
  * One fact about an order, from any of the topology's inputs. {@code messageId} is the message's
@@ -22,7 +23,7 @@ public sealed interface Observation {
     String messageId();
 
     /** The order's status (from {@code orders.events}); {@code sagaVersion} orders them. */
-    record StatusSeen(String orderId, String messageId, String status, int sagaVersion, long totalCents,
+    record StatusSeen(String orderId, String messageId, OrderStatus status, int sagaVersion, long totalCents,
             String currency) implements Observation {}
 
     /** A {@code ChargePayment} command went out. */

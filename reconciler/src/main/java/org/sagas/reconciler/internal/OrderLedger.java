@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.sagas.orchestrator.ordering.OrderStatus;
 
 /**
  * Everything the topology knows about one order: its status, its charge command and reply, the
@@ -15,7 +16,7 @@ import java.util.TreeSet;
  */
 public final class OrderLedger {
     public String orderId;
-    public String status;
+    public OrderStatus status;
     public int statusVersion = -1;
     public long totalCents = -1;
     public String currency;
@@ -57,7 +58,7 @@ public final class OrderLedger {
     }
 
     boolean isTerminal() {
-        return "CONFIRMED".equals(status) || "CANCELLED".equals(status) || "REJECTED".equals(status);
+        return status != null && status.isTerminal();
     }
 
     /** Applies {@code o}; false when it taught nothing new (a stale or repeated fact). */
@@ -90,7 +91,7 @@ public final class OrderLedger {
             totalCents = s.totalCents();
             currency = s.currency();
         }
-        boolean newTerminal = isTerminalStatus(s.status());
+        boolean newTerminal = s.status().isTerminal();
         boolean replaces = status == null
                 || (newTerminal && !isTerminal())
                 || (newTerminal == isTerminal() && s.sagaVersion() > statusVersion);
@@ -114,9 +115,5 @@ public final class OrderLedger {
         e.cursor = cursor;
         entries.put(key, e);
         return true;
-    }
-
-    private static boolean isTerminalStatus(String s) {
-        return "CONFIRMED".equals(s) || "CANCELLED".equals(s) || "REJECTED".equals(s);
     }
 }

@@ -9,6 +9,7 @@ import org.apache.kafka.common.header.Headers;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages;
+import org.sagas.orchestrator.ordering.OrderStatus;
 
 /**
  * Reads the topology's input records into {@link Observation}s: empty for a message type the
@@ -28,17 +29,17 @@ final class Parsing {
         JsonNode body = body(value);
         switch (type) {
             case OrderMessages.ORDER_STATUS_CHANGED:
-                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, text(body, "status"),
+                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, OrderStatus.ofLabel(text(body, "status")),
                         body.path("sagaVersion").asInt(0), body.path("totalCents").asLong(-1),
                         body.path("currency").asText(null)));
             // The end-of-order events alone (orders from before OrderStatusChanged existed).
             case OrderMessages.ORDER_CONFIRMED:
-                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, "CONFIRMED", 0,
+                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, OrderStatus.CONFIRMED, 0,
                         body.path("totalCents").asLong(-1), body.path("currency").asText(null)));
             case OrderMessages.ORDER_CANCELLED:
-                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, "CANCELLED", 0, -1, null));
+                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, OrderStatus.CANCELLED, 0, -1, null));
             case OrderMessages.ORDER_REJECTED:
-                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, "REJECTED", 0, -1, null));
+                return Optional.of(new Observation.StatusSeen(orderId(key, body), id, OrderStatus.REJECTED, 0, -1, null));
             default:
                 return Optional.empty();
         }
