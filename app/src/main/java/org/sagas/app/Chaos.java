@@ -92,7 +92,7 @@ final class Chaos {
         long seed = Long.parseLong(flags.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000)));
         Duration duration = Duration.ofSeconds(Long.parseLong(flags.getOrDefault("--duration", "120")));
         int rate = Integer.parseInt(flags.getOrDefault("--rate", "10"));
-        Path results = Path.of(flags.getOrDefault("--results", "bench/results")).resolve("chaos.json");
+        Path results = Path.of(flags.getOrDefault("--results", "target/bench-results")).resolve("chaos.json");
         Cluster.Shape shape = new Cluster.Shape(Integer.parseInt(flags.getOrDefault("--each", "2")),
                 Integer.parseInt(flags.getOrDefault("--brokers", "3")), 0);
         out.println("chaos: seed " + seed + " (./sagas chaos --seed " + seed + " repeats this schedule), "

@@ -163,7 +163,7 @@ public final class Main {
         out.println("                      [--each N] (processes of each role, default 2) [--brokers N] [--data-dir DIR]");
         out.println("  chaos               orders against a cluster while faults drawn from a seed kill -9 and pause");
         out.println("                      role processes, kill brokers, crash PostgreSQL, take inventory down, slow");
-        out.println("                      the provider; then the checker; writes bench/results/chaos.json");
+        out.println("                      the provider; then the checker; writes target/bench-results/chaos.json");
         out.println("                      [--seed N] [--duration S] [--rate N] [--each N] [--results DIR]");
         out.println("  <role>[,<role>...]  run these roles in one process, for scale-out: " + String.join(", ", ROLES));
         out.println("  settings            print the configuration reference (docs/configuration.md)");
