@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# The orders saga on the product, DBOS Transact and Flowable, one after the other in one run on the
-# embedded PostgreSQL (and Kafka, for the product): bench-peers/run-sagas.sh [resultFile]
-# (default bench/results/saga-peers.json). Settings, as environment variables:
+# The orders saga on the product, DBOS Transact and Flowable, interleaved over rounds (A B C, C B A, ...)
+# in one run on the embedded PostgreSQL (and Kafka, for the product): bench-peers/run-sagas.sh [resultFile]
+# (default target/bench-results/saga-peers.json, outside tracked files). Settings, as environment variables:
 #   PEERS_RATE=60            orders/s the open-loop client offers each contender
 #   PEERS_COLD_SECONDS=10    load right after the engine's JVM started
 #   PEERS_WARMED_SECONDS=20  load after that (and after the timeout probe)
 #   PEERS_DECLINE_RATE=0.05  share of charges the sandbox provider declines (compensations)
 #   PEERS_DEADLINE_MS=2000   X-Deadline the client sends, ahead of each order (as ./sagas bench throughput)
 #   PEERS_CONTENDERS=sagas,dbos,flowable
-# It builds the product and bench-peers in one reactor (nothing installed), and takes about
-# 4 minutes with the defaults. Not part of the product's build; see bench-peers/README.md.
+#   PEERS_ROUNDS=2           rounds; odd ones run the contenders in the order given, even ones reversed
+#   PEERS_CLOSED_SECONDS=20  closed-loop phase after the warmed one (0: none)
+#   PEERS_CLOSED_CLIENTS=16  its clients, each sending its next order once the last is answered
+# Every engine's JVM gets the options of ./sagas (ChildJvm.JVM_OPTIONS); no contender limits a client's rate.
+# It builds the product and bench-peers in one reactor (nothing installed; the product's modules
+# come from the root pom), and takes about 15 minutes with the defaults. Not part of the product's build; see bench-peers/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -29,4 +33,7 @@ exec java -Xms256m -Xmx1g -XX:+UseG1GC -Duser.timezone=UTC \
   -Dpeers.decline.rate="${PEERS_DECLINE_RATE:-0.05}" \
   -Dpeers.deadline.ms="${PEERS_DEADLINE_MS:-2000}" \
   -Dpeers.contenders="${PEERS_CONTENDERS:-sagas,dbos,flowable}" \
+  -Dpeers.rounds="${PEERS_ROUNDS:-2}" \
+  -Dpeers.closed.seconds="${PEERS_CLOSED_SECONDS:-20}" \
+  -Dpeers.closed.clients="${PEERS_CLOSED_CLIENTS:-16}" \
   -cp "$PEERS_CP" org.sagas.peers.saga.SagaPeersBenchmark "$@"

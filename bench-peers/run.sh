@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the side-by-side benchmark (relay, Debezium embedded, transaction-outbox) on the embedded
-# PostgreSQL and Kafka: bench-peers/run.sh [resultFile] (default bench/results/relay-peers.json).
+# PostgreSQL and Kafka: bench-peers/run.sh [resultFile] (default target/bench-results/relay-peers.json, outside tracked files).
 # PEERS_DRAIN_ROWS=2000 makes a short trial run. Not part of the product's build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

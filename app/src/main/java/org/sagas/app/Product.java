@@ -219,7 +219,8 @@ final class Product implements AutoCloseable {
         components.start(new PeriodicJob("order-gauges", Duration.ZERO, o.get(OrchestratorSettings.GAUGES_PERIOD),
                 node.gauges::refresh, jobs).backingOff(node.activity, idle));
         components.start(new PeriodicJob("incident-gauges", Duration.ZERO,
-                o.get(OrchestratorSettings.INCIDENT_GAUGES_PERIOD), node.incidents::refresh, jobs));
+                o.get(OrchestratorSettings.INCIDENT_GAUGES_PERIOD), node.incidents::refresh, jobs)
+                .backingOff(node.activity, idle)); // a raise here counts at once (Node)
         ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
@@ -270,8 +271,12 @@ final class Product implements AutoCloseable {
                     .tracing(node.tracing).start()));
         }
         if (roles.contains("saga-worker")) {
+            // With the payment worker in this process its replies skip the topic (ADR 0019): what is
+            // left on it (another process's replies) needs one consumer, not one per core's worth,
+            // each with its own fetches and heartbeats while idle (docs/decisions/0029).
+            int replyConsumers = roles.contains("payment-worker") ? 1 : s.consumerThreads();
             components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafka(),
-                    SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, s.consumerThreads(),
+                    SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, replyConsumers,
                     foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
                     .tracing(node.tracing).start()));
             // One resumer per dependency orders park on, each paced by and woken with its own breaker.

@@ -93,7 +93,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
             ALL, "a connection whose PostgreSQL sends nothing for this long while a statement runs is dropped"
                     + " (a server that stopped answering without a reset); above the statement timeout");
     static final Setting<Integer> CONSUMER_THREADS = integer("SAGA_CONSUMER_THREADS", 4, 1, 64, "consumers",
-            CONSUMERS, "Kafka consumers per consuming role");
+            CONSUMERS, "Kafka consumers per consuming role (the saga worker's reply consumer is one when the payment"
+                    + " worker shares its process: its replies skip the topic, ADR 0029)");
     static final Setting<String> LOG_LEVEL = text("SAGA_LOG_LEVEL", "INFO", ALL, "root log level (logback)");
     static final Setting<Integer> WARM_UP_ORDERS = integer("SAGA_WARM_UP_ORDERS", 300, 0, 100_000, "orders",
             Set.of("api"), "dry-run orders (rolled back) through the order path before /health/ready turns ready,"

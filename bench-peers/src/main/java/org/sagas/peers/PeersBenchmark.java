@@ -43,7 +43,7 @@ public final class PeersBenchmark {
     private PeersBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        Path resultFile = Path.of(args.length > 0 ? args[0] : "bench/results/relay-peers.json");
+        Path resultFile = Path.of(args.length > 0 ? args[0] : "target/bench-results/relay-peers.json");
         PrintStream out = System.out;
         Infrastructure infra = infrastructure();
         out.printf("bench-peers: %d cores, load average %.2f at start%n", Runtime.getRuntime().availableProcessors(),

@@ -386,6 +386,8 @@ public final class KafkaBroker implements AutoCloseable {
         command.add("-Xmx768m");
         command.add("-XX:+UseG1GC");
         command.add("-XX:TieredStopAtLevel=1");
+        // Its hsperfdata sampler wakes the JVM 20 times a second, idle or not (docs/decisions/0029).
+        command.add("-XX:-UsePerfData");
         command.add("-Djava.awt.headless=true");
         command.add("-Dlogback.configurationFile=" + logConfig);
         command.add("-Dlog4j2.configurationFile=" + log4jConfig);

@@ -91,9 +91,8 @@ public final class OutboxRelay implements AutoCloseable {
         }
         state = State.RUNNING;
         loopThread.start();
-        long every = settings.metricsInterval().toMillis();
-        housekeeping.scheduleWithFixedDelay(new Housekeeping(settings.dataSource(), settings.instanceId(), leases,
-                metrics, settings.vacuumThreshold(), loop::deletedRows), 0, every, TimeUnit.MILLISECONDS);
+        housekeeping.execute(new BackingOff(new Housekeeping(settings.dataSource(), settings.instanceId(), leases,
+                metrics, settings.vacuumThreshold(), loop::deletedRows)));
         log.info("outbox relay {} started", settings.instanceId());
     }
 
@@ -307,4 +306,35 @@ public final class OutboxRelay implements AutoCloseable {
             return value;
         }
     }
+
+    /**
+     * Runs the housekeeping every metrics interval while there is something to keep, and doubles the
+     * wait after each quiet run up to {@link #QUIET_HOUSEKEEPING_FACTOR} intervals: an idle product's
+     * relay then reads the outbox's gauges every few seconds, not every second (docs/benchmarks.md,
+     * "Idle"). Gauges of an idle outbox do not change; a publish brings the period back on the run after.
+     */
+    private final class BackingOff implements Runnable {
+        private final Housekeeping chores;
+        private long delayMillis;
+
+        BackingOff(Housekeeping chores) {
+            this.chores = chores;
+        }
+
+        @Override
+        public void run() {
+            chores.run();
+            long every = settings.metricsInterval().toMillis();
+            delayMillis = chores.quiet() ? Math.min(every * QUIET_HOUSEKEEPING_FACTOR, Math.max(every, delayMillis * 2))
+                    : every;
+            try {
+                housekeeping.schedule(this, delayMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // the relay is closing: no next run
+            }
+        }
+    }
+
+    /** The longest wait between housekeeping runs of an idle relay, in metrics intervals. */
+    static final int QUIET_HOUSEKEEPING_FACTOR = 8;
 }

@@ -10,7 +10,7 @@
  *       per order (its status, charge command, reply, charges and reservations), message-id dedup in
  *       a windowed store, and suspicions that become findings only after a grace period, emitted to
  *       {@code reconciliation.findings}. {@link org.sagas.reconciler.ReconcilerStreams} runs it
- *       with {@code exactly_once_v2} and standby replicas.</li>
+ *       at least once (findings are keyed and stored once) and with standby replicas.</li>
  *   <li>{@link org.sagas.reconciler.FindingSink} stores the findings in {@code reconciliation_finding}
  *       and writes the automatic repairs to the outbox in the same transaction;
  *       {@link org.sagas.reconciler.RepairWorker} carries them out with idempotency keys.</li>

@@ -69,6 +69,11 @@ public final class ConsumerLoop implements AutoCloseable {
      * so this only sets how often an idle loop wakes (docs/benchmarks.md, "Idle").
      */
     static final Duration IDLE_POLL = Duration.ofSeconds(5);
+    /** The longest a finished record's offset waits to be committed (while the loop runs). */
+    static final Duration COMMIT_EVERY = Duration.ofSeconds(1);
+    /** Only on the loop's thread: when progress was last committed, and whether some is not yet. */
+    private long lastCommitNanos = System.nanoTime() - COMMIT_EVERY.toNanos();
+    private boolean uncommitted;
     /**
      * How long the broker holds an empty fetch: it answers as soon as a record arrives, so this
      * too only bounds an idle consumer's fetches (one per this, not two a second).
@@ -312,7 +317,7 @@ public final class ConsumerLoop implements AutoCloseable {
                         finished(batch.get(batch.size() - 1));
                     }
                 }
-                commitProgress(next.keySet());
+                commitProgressDue();
                 backoff = Duration.ofMillis(100);
             } catch (WakeupException e) {
                 // closing
@@ -332,6 +337,12 @@ public final class ConsumerLoop implements AutoCloseable {
                         : backoff.multipliedBy(2);
             }
         }
+        try {
+            commitProgress(next.keySet());
+        } catch (RuntimeException e) {
+            // Not committed: a restart handles these records again, and the inbox takes them once.
+            log.warn("consumer of {} stopped without committing its last progress: {}", topic, e.toString());
+        }
         // The loop committed its offsets; closing leaves the group on the coordinator's connection at
         // once. What it would wait for past that is the fetch session's close, queued behind a fetch that
         // the broker may hold FETCH_MAX_WAIT_MS: not worth a stop that long (each consumer of a stopping
@@ -343,14 +354,37 @@ public final class ConsumerLoop implements AutoCloseable {
     /** The longest a closing consumer waits for its last requests. */
     private static final Duration CLOSE_WAIT = Duration.ofMillis(500);
 
-    /** Until the next record set aside is due, at most {@link #IDLE_POLL}: records end it at once. */
+    /**
+     * Until the next record set aside is due, or progress not committed yet is, at most
+     * {@link #IDLE_POLL}: records end it at once.
+     */
     private Duration pollTimeout() {
+        long now = System.nanoTime();
+        long left = IDLE_POLL.toNanos();
         var due = waiting.nextDueNanos();
-        if (due.isEmpty()) {
-            return IDLE_POLL;
+        if (due.isPresent()) {
+            left = Math.min(left, due.getAsLong() - now);
         }
-        long left = due.getAsLong() - System.nanoTime();
-        return Duration.ofNanos(Math.max(0, Math.min(IDLE_POLL.toNanos(), left)));
+        if (uncommitted) {
+            left = Math.min(left, lastCommitNanos + COMMIT_EVERY.toNanos() - now);
+        }
+        return Duration.ofNanos(Math.max(0, left));
+    }
+
+    /**
+     * Commits what the handler finished at most once per {@link #COMMIT_EVERY}: a commit per poll
+     * made each record at a low rate pay an offsets write of its own, where a busier moment shares
+     * one among many (docs/decisions/0029). What a crash leaves uncommitted is handled again, and
+     * the inbox takes it once.
+     */
+    private void commitProgressDue() {
+        if (System.nanoTime() - lastCommitNanos < COMMIT_EVERY.toNanos()) {
+            uncommitted = true;
+            return;
+        }
+        commitProgress(next.keySet());
+        lastCommitNanos = System.nanoTime();
+        uncommitted = false;
     }
 
     private static long oldest(List<ConsumerRecord<String, byte[]>> batch) {

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * forcibly after 30 s. Not thread-safe.
  */
 public final class ChildJvm implements AutoCloseable {
-    private static final String DEFAULT_OPTS = "-Xms256m -Xmx1g -XX:+UseG1GC -XX:TieredStopAtLevel=1";
+    private static final String DEFAULT_OPTS = "-Xms256m -Xmx1g -XX:+UseG1GC -XX:TieredStopAtLevel=1 -XX:-UsePerfData";
 
     private final String name;
     private final Process process;

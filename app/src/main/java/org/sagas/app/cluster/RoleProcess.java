@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 public final class RoleProcess {
     /** Small heaps: a cluster runs a dozen of these on one machine. */
     static final List<String> JVM_OPTIONS = List.of("-Xms64m", "-Xmx512m", "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError");
+            "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError");
 
     private final String name;
     private final String role;

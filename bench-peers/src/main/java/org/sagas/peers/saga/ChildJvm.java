@@ -24,10 +24,12 @@ import java.util.regex.Pattern;
  * A JVM the benchmark starts (an engine, the sandbox services): its output goes to a log file, and
  * {@link #start} returns once a line matches {@code ready} (its first group, if any, is kept: the
  * port it listens on). {@link #close()} asks it to stop (SIGTERM), then kills it after 20 s. Every
- * JVM gets the same options, those of {@code ./sagas}. Not thread-safe.
+ * JVM gets the same options, those of {@code ./sagas} (C1 only, ADR 0020; no hsperfdata, ADR 0029).
+ * Not thread-safe.
  */
 final class ChildJvm implements AutoCloseable {
-    static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx2g", "-XX:+UseG1GC", "-Duser.timezone=UTC");
+    static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx2g", "-XX:+UseG1GC", "-XX:TieredStopAtLevel=1",
+            "-XX:-UsePerfData", "-Duser.timezone=UTC");
     /** Every JVM started and not yet stopped, for {@link #killAll()}. */
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 

@@ -19,8 +19,9 @@ import org.sagas.peers.saga.peer.OrderRequest;
 /**
  * One contender's part of the run: its engine JVM started cold, a cold phase at the offered rate,
  * the timeout probe (peers: orders whose payment answer is lost, which must end
- * {@code TIMED_OUT} with the stock released and the charge refunded), a warmed phase, the engine
- * stopped, then the sandbox ledger checked for all its orders. Not thread-safe.
+ * {@code TIMED_OUT} with the stock released and the charge refunded), a warmed phase, a closed-loop
+ * phase (as many orders as {@code closedClients} clients can send, each waiting for its answer), the
+ * engine stopped, then the sandbox ledger checked for all its orders. Not thread-safe.
  */
 final class ContenderRun {
     static final int SKUS = 100;
@@ -31,11 +32,16 @@ final class ContenderRun {
     private static final long PROBE_TIMEOUT_MS = 2000;
 
     /** The options every contender runs with. */
-    record Options(double rate, Duration cold, Duration warmed) {}
+    record Options(double rate, Duration cold, Duration warmed, Duration closed, int closedClients) {}
 
     /** What the run produced for one contender. */
-    record Result(Contender contender, PhaseFigures cold, PhaseFigures warmed, Map<String, Integer> probe,
-            double startSeconds, Map<String, Double> rowsByTable, List<String> problems) {}
+    record Result(Contender contender, int round, PhaseFigures cold, PhaseFigures warmed, PhaseFigures closed,
+            Map<String, Integer> probe, double startSeconds, Map<String, Double> rowsByTable, List<String> problems) {
+        /** The phases run, in order (the closed-loop one only when it ran). */
+        List<PhaseFigures> phases() {
+            return closed == null ? List.of(cold, warmed) : List.of(cold, warmed, closed);
+        }
+    }
 
     private final Contender contender;
     private final Servers servers;
@@ -45,10 +51,12 @@ final class ContenderRun {
     private final long sandboxPid;
     private final PrintStream out;
     private final Map<String, String> allStates = new HashMap<>();
+    private final int round;
 
-    ContenderRun(Contender contender, Servers servers, Contender.Setting setting, Ledger ledger, OpenLoopClient client,
-            long sandboxPid, PrintStream out) {
+    ContenderRun(Contender contender, int round, Servers servers, Contender.Setting setting, Ledger ledger,
+            OpenLoopClient client, long sandboxPid, PrintStream out) {
         this.contender = contender;
+        this.round = round;
         this.servers = servers;
         this.setting = setting;
         this.ledger = ledger;
@@ -58,7 +66,7 @@ final class ContenderRun {
     }
 
     Result run(Options options) throws Exception {
-        out.printf("%n== %s ==%n", contender.label());
+        out.printf("%n== %s, round %d ==%n", contender.label(), round);
         servers.freshDatabase(servers.engines, contender.database());
         out.println("  preparing its schema (not timed)...");
         contender.prepare(setting);
@@ -73,6 +81,7 @@ final class ContenderRun {
         }
         PhaseFigures cold;
         PhaseFigures warmed;
+        PhaseFigures closed = null;
         Map<String, Integer> probe = Map.of();
         double startSeconds;
         Map<String, Long> tablesBefore;
@@ -93,12 +102,16 @@ final class ContenderRun {
                         contender.usesBroker() ? servers.broker.pid() : -1, sandboxPid, sandboxPostmaster);
                 Phase phase = new Phase(pids, sampler, monitor, states, problems);
                 cold = phase.run("cold", new OpenLoopClient.Load(api, "peers-cold", options.rate(), options.cold(),
-                        skuPrefix, SKUS, Map.of()));
+                        skuPrefix, SKUS, Map.of()), 0);
                 if (contender.probesTimeout()) {
                     probe = probe(api, states, skuPrefix, problems);
                 }
                 warmed = phase.run("warmed", new OpenLoopClient.Load(api, "peers-warmed", options.rate(),
-                        options.warmed(), skuPrefix, SKUS, Map.of()));
+                        options.warmed(), skuPrefix, SKUS, Map.of()), 0);
+                if (!options.closed().isZero()) {
+                    closed = phase.run("closed", new OpenLoopClient.Load(api, "peers-closed", 0, options.closed(),
+                            skuPrefix, SKUS, Map.of()), options.closedClients());
+                }
                 if (!engine.alive()) {
                     problems.add("the engine's JVM died during the run");
                 }
@@ -108,7 +121,7 @@ final class ContenderRun {
         Thread.sleep(1000); // the engine's backends report their counters as they exit
         Map<String, Double> rowsByTable;
         try (Connection db = Servers.connect(servers.engines, contender.database())) {
-            int orders = cold.finalCount() + warmed.finalCount()
+            int orders = cold.finalCount() + warmed.finalCount() + (closed == null ? 0 : closed.finalCount())
                     + probe.values().stream().mapToInt(Integer::intValue).sum();
             rowsByTable = TableWrites.perOrder(tablesBefore, TableWrites.read(db), orders);
         }
@@ -117,7 +130,7 @@ final class ContenderRun {
         problems.addAll(ledger.check(allStates, skuPrefix, SKUS, STOCK_PER_SKU));
         out.println("  " + (problems.isEmpty() ? "valid: every order final, no double charge, stock adds up"
                 : "INVALID: " + String.join("; ", problems)));
-        return new Result(contender, cold, warmed, probe, startSeconds, rowsByTable, problems);
+        return new Result(contender, round, cold, warmed, closed, probe, startSeconds, rowsByTable, problems);
     }
 
     /**
@@ -203,11 +216,18 @@ final class ContenderRun {
             this.problems = problems;
         }
 
-        PhaseFigures run(String name, OpenLoopClient.Load load) throws Exception {
-            out.printf("  %s: %.0f orders/s for %d s...%n", name, load.rate(), load.duration().toSeconds());
+        /** {@code closedClients} 0: open loop at the load's rate; otherwise that many closed-loop clients. */
+        PhaseFigures run(String name, OpenLoopClient.Load load, int closedClients) throws Exception {
+            if (closedClients == 0) {
+                out.printf("  %s: %.0f orders/s for %d s...%n", name, load.rate(), load.duration().toSeconds());
+            } else {
+                out.printf("  %s: %d closed-loop clients for %d s...%n", name, closedClients,
+                        load.duration().toSeconds());
+            }
             int queriesBefore = states.queries();
             Snapshot before = Snapshot.take(pids, sampler, monitor, contender.database());
-            List<Submission> sent = client.run(load, out);
+            List<Submission> sent = closedClients == 0 ? client.run(load, out)
+                    : client.runClosed(load, closedClients, out);
             Set<String> ids = sent.stream().filter(s -> s.orderId() != null).map(Submission::orderId)
                     .collect(Collectors.toSet());
             Map<String, FinalStates.Final> finals = awaitFinal(states, ids, FINAL_WAIT);

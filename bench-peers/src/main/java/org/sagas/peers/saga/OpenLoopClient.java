@@ -86,6 +86,50 @@ final class OpenLoopClient implements AutoCloseable {
         return done;
     }
 
+    /**
+     * The closed-loop variant: {@code clients} senders, each sending its next order as soon as the
+     * last one is answered, for {@code load.duration()} ({@code load.rate()} is not used). An
+     * order's latency counts from when it was sent.
+     */
+    List<Submission> runClosed(Load load, int clients, PrintStream out) throws InterruptedException {
+        List<Submission> done = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger next = new AtomicInteger();
+        long until = System.nanoTime() + load.duration().toNanos();
+        List<Thread> senders = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            Thread sender = new Thread(() -> {
+                while (System.nanoTime() < until) {
+                    long sentEpoch = System.currentTimeMillis();
+                    long sent = System.nanoTime();
+                    Submission s;
+                    try {
+                        HttpResponse<String> answer = http.send(request(load, next.getAndIncrement()),
+                                HttpResponse.BodyHandlers.ofString());
+                        s = new Submission(sentEpoch, (System.nanoTime() - sent) / 1000, answer.statusCode(),
+                                orderId(answer));
+                    } catch (java.io.IOException e) {
+                        s = new Submission(sentEpoch, (System.nanoTime() - sent) / 1000, -1, null);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    done.add(s);
+                }
+            }, THREADS + "closed-" + c);
+            senders.add(sender);
+            sender.start();
+        }
+        long start = System.nanoTime();
+        while (System.nanoTime() < until) {
+            Thread.sleep(1000); // progress lines only; the senders pace themselves
+            out.printf("    %3.0f s  answered %6d%n", (System.nanoTime() - start) / 1e9, done.size());
+        }
+        for (Thread sender : senders) {
+            sender.join(30_000);
+        }
+        return new ArrayList<>(done);
+    }
+
     private static HttpRequest request(Load load, int i) {
         String body = "{\"customerId\":\"" + load.customer() + "\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\""
                 + load.skuPrefix() + (i % load.skus()) + "\",\"quantity\":1,\"unitPriceCents\":990}]}";

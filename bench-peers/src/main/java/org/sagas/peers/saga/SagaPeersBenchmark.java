@@ -15,8 +15,9 @@ import org.sagas.embedded.FreePorts;
 import org.sagas.peers.saga.peer.SandboxClient;
 
 /**
- * The orders saga on the product and on its peers (DBOS Transact, Flowable), one after the other
- * in one run: {@code SagaPeersBenchmark [resultFile]} (default {@code bench/results/saga-peers.json};
+ * The orders saga on the product and on its peers (DBOS Transact, Flowable), interleaved over
+ * rounds (A B C, then C B A, ...: drift on a shared machine weighs on each alike) in one run:
+ * {@code SagaPeersBenchmark [resultFile]} (default {@code target/bench-results/saga-peers.json}, outside tracked files;
  * {@code bench-peers/run-sagas.sh} builds and starts it). Every contender runs in a JVM of its own
  * with the same options, on a database of its own on the same PostgreSQL, with the same pool size,
  * against the same sandbox services (a JVM of their own, on a PostgreSQL of their own), driven by
@@ -24,7 +25,8 @@ import org.sagas.peers.saga.peer.SandboxClient;
  * properties): {@code peers.rate} orders/s offered (default 60), {@code peers.cold.seconds} (10)
  * and {@code peers.warmed.seconds} (20) of load, {@code peers.decline.rate} (0.05: the share of
  * charges the provider declines, so that every contender compensates too), {@code peers.contenders}
- * (default {@code sagas,dbos,flowable}), {@code peers.pool.size} (8, the product's default),
+ * (default {@code sagas,dbos,flowable}), {@code peers.rounds} (2), {@code peers.closed.seconds} (20; 0: no
+ * closed-loop phase) and {@code peers.closed.clients} (16), {@code peers.pool.size} (8, the product's default),
  * {@code peers.app.classpath} (the product's jar and libraries; also the broker's class path) and
  * {@code peers.logs} (where the JVMs' output goes).
  */
@@ -34,11 +36,17 @@ public final class SagaPeersBenchmark {
     private SagaPeersBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        Path resultFile = Path.of(args.length > 0 ? args[0] : "bench/results/saga-peers.json");
+        Path resultFile = Path.of(args.length > 0 ? args[0] : "target/bench-results/saga-peers.json");
         PrintStream out = System.out;
         ContenderRun.Options options = new ContenderRun.Options(Double.parseDouble(property("peers.rate", "60")),
                 Duration.ofSeconds(Long.parseLong(property("peers.cold.seconds", "10"))),
-                Duration.ofSeconds(Long.parseLong(property("peers.warmed.seconds", "20"))));
+                Duration.ofSeconds(Long.parseLong(property("peers.warmed.seconds", "20"))),
+                Duration.ofSeconds(Long.parseLong(property("peers.closed.seconds", "20"))),
+                Integer.parseInt(property("peers.closed.clients", "16")));
+        int rounds = Integer.parseInt(property("peers.rounds", "2"));
+        if (rounds < 1) {
+            throw new IllegalArgumentException("peers.rounds must be at least 1, was " + rounds);
+        }
         double declineRate = Double.parseDouble(property("peers.decline.rate", "0.05"));
         int poolSize = Integer.parseInt(property("peers.pool.size", "8"));
         List<String> names = List.of(property("peers.contenders", "sagas,dbos,flowable").split(","));
@@ -86,26 +94,41 @@ public final class SagaPeersBenchmark {
                 run.put("offered_orders_per_second", options.rate());
                 run.put("cold_seconds", options.cold().toSeconds());
                 run.put("warmed_seconds", options.warmed().toSeconds());
+                run.put("closed_seconds", options.closed().toSeconds());
+                run.put("closed_clients", options.closedClients());
+                run.put("rounds", rounds);
+                run.put("per_client_rate_limit", "none (the product's SAGA_CLIENT_RATE=0; the peers have none)");
                 run.put("pool_size", poolSize);
                 run.put("decline_rate", declineRate);
                 run.put("synchronous_commit", servers.setting("synchronous_commit"));
                 run.put("postgresql", servers.setting("server_version"));
-                for (String name : names) {
-                    Contender contender = switch (name.trim()) {
-                        case "sagas" -> Contender.sagas(setting);
-                        case "dbos" -> Contender.dbos(setting);
-                        case "flowable" -> Contender.flowable(setting);
-                        default -> throw new IllegalArgumentException("unknown contender " + name);
-                    };
-                    table.add(new ContenderRun(contender, servers, setting, ledger, client, sandbox.pid(), out)
-                            .run(options));
+                List<String> order = new java.util.ArrayList<>();
+                for (int round = 1; round <= rounds; round++) {
+                    List<String> inRound = new java.util.ArrayList<>(names);
+                    if (round % 2 == 0) {
+                        java.util.Collections.reverse(inRound);
+                    }
+                    for (String name : inRound) {
+                        order.add(name.trim() + " r" + round);
+                        Contender contender = switch (name.trim()) {
+                            case "sagas" -> Contender.sagas(setting);
+                            case "dbos" -> Contender.dbos(setting);
+                            case "flowable" -> Contender.flowable(setting);
+                            default -> throw new IllegalArgumentException("unknown contender " + name);
+                        };
+                        table.add(new ContenderRun(contender, round, servers, setting, ledger, client, sandbox.pid(),
+                                out).run(options));
+                    }
                 }
+                run.put("order_run", order);
                 run.put("load_average_1m_at_end", PhaseFigures.r2(ContenderRun.loadAverage()));
             }
         }
         out.printf("%norders saga side by side (%.0f orders/s offered by an open-loop client; %d s cold, then %d s"
-                + " warmed; per order reaching a final state); load average %.2f at end:%n%n", options.rate(),
-                options.cold().toSeconds(), options.warmed().toSeconds(), ContenderRun.loadAverage());
+                + " warmed; then %d closed-loop clients for %d s; %d rounds, interleaved; per order reaching a final"
+                + " state); load average %.2f at end:%n%n", options.rate(), options.cold().toSeconds(),
+                options.warmed().toSeconds(), options.closedClients(), options.closed().toSeconds(), rounds,
+                ContenderRun.loadAverage());
         table.print(out);
         table.write(resultFile, run);
         out.println("written to " + resultFile.toAbsolutePath());

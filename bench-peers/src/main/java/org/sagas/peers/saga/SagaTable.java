@@ -14,9 +14,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The run's table (one row per contender and phase) and {@code saga-peers.json}:
- * {@code {"run":{…},"contenders":[{"name","orders_per_second","cpu_ms_per_order","submit_p99_ms",
- * "rows_per_order",…,"cold":{…},"warmed":{…}}]}}, the headline figures being the warmed phase's.
+ * The run's table (one row per contender, round and phase) and {@code saga-peers.json}:
+ * {@code {"run":{…},"contenders":[{"name","round","orders_per_second","cpu_ms_per_order","submit_p99_ms",
+ * "rows_per_order",…,"cold":{…},"warmed":{…},"closed":{…}}]}}, one entry per contender and round,
+ * the headline figures being the warmed phase's.
  */
 final class SagaTable {
     private final List<ContenderRun.Result> results = new ArrayList<>();
@@ -30,11 +31,11 @@ final class SagaTable {
                 + " | CPU ms/order: engine = JVM + PG backends + broker | PG tx / rows / WAL KB per order | valid |");
         out.println("|---|---|---|---|---|---|---|---|");
         for (ContenderRun.Result r : results) {
-            for (PhaseFigures p : List.of(r.cold(), r.warmed())) {
+            for (PhaseFigures p : r.phases()) {
                 PhaseFigures.Cpu c = p.cpu();
                 out.printf(Locale.ROOT, "| %s | %s | %.1f (offered %.0f) | %.1f / %.1f | %.0f / %.0f"
                         + " | %.2f = %.2f + %.2f + %.2f | %.2f / %.2f / %.2f | %s |%n",
-                        r.contender().name(), p.phase(), p.ordersPerSecond(), p.offeredRate(), p.submitP50Ms(),
+                        r.contender().name() + " r" + r.round(), p.phase(), p.ordersPerSecond(), p.offeredRate(), p.submitP50Ms(),
                         p.submitP99Ms(), p.finalP50Ms(), p.finalP99Ms(), c.engine(), c.engineJvm(),
                         c.engineBackends(), c.broker(), p.db().transactions(), p.db().rowsWritten(), p.db().walKb(),
                         r.problems().isEmpty() ? "yes" : "**invalid**");
@@ -45,17 +46,17 @@ final class SagaTable {
                 + " engine's CPU cost | CPU ms/order beside the engine: PG background / sandboxes / client |");
         out.println("|---|---|---|---|---|---|");
         for (ContenderRun.Result r : results) {
-            for (PhaseFigures p : List.of(r.cold(), r.warmed())) {
+            for (PhaseFigures p : r.phases()) {
                 PhaseFigures.Cpu c = p.cpu();
                 out.printf(Locale.ROOT, "| %s | %s | %d / %d / %d%s | %s | %.0f | %.2f / %.2f / %.2f |%n",
-                        r.contender().name(), p.phase(), p.sent(), p.accepted(), p.refusedCount(),
+                        r.contender().name() + " r" + r.round(), p.phase(), p.sent(), p.accepted(), p.refusedCount(),
                         p.refused().isEmpty() ? "" : " " + p.refused(), new TreeMap<>(p.finals()),
                         c.cpuBoundRate(), c.pgBackground(), c.participants(), c.client());
             }
         }
         for (ContenderRun.Result r : results) {
             if (!r.problems().isEmpty()) {
-                out.println("invalid " + r.contender().name() + ": " + String.join("; ", r.problems()));
+                out.println("invalid " + r.contender().name() + " round " + r.round() + ": " + String.join("; ", r.problems()));
             }
         }
     }
@@ -66,6 +67,7 @@ final class SagaTable {
             Map<String, Object> c = new LinkedHashMap<>();
             c.put("name", r.contender().name());
             c.put("label", r.contender().label());
+            c.put("round", r.round());
             c.put("orders_per_second", PhaseFigures.r1(r.warmed().ordersPerSecond()));
             c.put("cpu_ms_per_order", PhaseFigures.r2(r.warmed().cpu().engine()));
             c.put("submit_p99_ms", PhaseFigures.r1(r.warmed().submitP99Ms()));
@@ -75,6 +77,9 @@ final class SagaTable {
             c.put("start_seconds", PhaseFigures.r1(r.startSeconds()));
             c.put("cold", r.cold().toJson());
             c.put("warmed", r.warmed().toJson());
+            if (r.closed() != null) {
+                c.put("closed", r.closed().toJson());
+            }
             c.put("timeout_probe", r.probe());
             c.put("rows_written_per_order_by_table", r.rowsByTable());
             contenders.add(c);

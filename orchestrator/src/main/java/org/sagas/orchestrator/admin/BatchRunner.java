@@ -35,6 +35,8 @@ public final class BatchRunner implements AutoCloseable {
     /** Few: the actions share the process's small connection pool (ADR 0007) with the foreground. */
     private static final int WORKERS = 4;
     private static final Duration RENEW_EVERY = Duration.ofSeconds(1);
+    private static final Duration PERIOD = Duration.ofSeconds(1);
+    static final Duration LONGEST_WAIT = Duration.ofSeconds(8);
 
     private final BatchStore batches;
     private final OrderStore orders;
@@ -45,6 +47,8 @@ public final class BatchRunner implements AutoCloseable {
     private final String runner = "batch-runner-" + UUID.randomUUID();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicBoolean wakeQueued = new AtomicBoolean();
+    /** Only on the scheduler's thread: the wait before the next look. */
+    private long waitMillis = PERIOD.toMillis();
     private final ScheduledExecutorService scheduler = org.sagas.orchestrator.lifecycle.Threads.scheduler("admin-batches");
     private final ExecutorService workers = org.sagas.orchestrator.lifecycle.Threads.pool("admin-batch-worker", WORKERS);
     private final Semaphore inFlight = new Semaphore(WORKERS);
@@ -59,10 +63,27 @@ public final class BatchRunner implements AutoCloseable {
         this.lease = lease;
     }
 
-    /** Looks for batches to run every second. */
+    /**
+     * Looks for batches to run every second while it finds some; after each look that finds none it
+     * waits twice as long, up to {@link #LONGEST_WAIT}, so that an idle process does not ask the
+     * database every second (docs/benchmarks.md, "Idle"). A batch created here wakes it at once; one
+     * created by another process, or handed back by one that stopped, is found within that wait.
+     */
     public BatchRunner start() {
-        scheduler.scheduleWithFixedDelay(this::tick, 0, 1, TimeUnit.SECONDS);
+        scheduler.execute(this::lookAndReschedule);
         return this;
+    }
+
+    private void lookAndReschedule() {
+        boolean found = tick();
+        waitMillis = found ? PERIOD.toMillis() : Math.min(LONGEST_WAIT.toMillis(), waitMillis * 2);
+        if (running.get()) {
+            try {
+                scheduler.schedule(this::lookAndReschedule, waitMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // closed meanwhile: no next look
+            }
+        }
     }
 
     /** Looks at once (a batch was just created). */
@@ -71,22 +92,28 @@ public final class BatchRunner implements AutoCloseable {
             scheduler.execute(() -> {
                 wakeQueued.set(false);
                 tick();
+                waitMillis = PERIOD.toMillis();
             });
         }
     }
 
-    private void tick() {
+    /** Runs the batches there are; whether there was one (or a failure, worth looking again soon). */
+    private boolean tick() {
+        boolean found = false;
         try {
             while (running.get()) {
                 var batch = batches.claim(runner, clock.instant(), clock.instant().plus(lease));
                 if (batch.isEmpty()) {
-                    return;
+                    return found;
                 }
+                found = true;
                 run(batch.get());
             }
         } catch (RuntimeException e) {
             log.error("batch runner pass failed; the next one retries: {}", e.toString(), e);
+            return true;
         }
+        return found;
     }
 
     private void run(Batch batch) {

@@ -54,6 +54,9 @@ public final class Housekeeping implements Runnable {
     private final Map<String, Long> reportedBlocked = new HashMap<>();
     private boolean vacuumAllowed = true;
     private boolean failing;
+    /** Whether the last run found nothing to publish, nothing dead-lettered and no deletions since the run before. */
+    private boolean quiet;
+    private long deletedAtLastRun = -1;
 
     public Housekeeping(DataSource dataSource, String instanceId, ShardLeases leases, RelayMetrics metrics,
             long vacuumThreshold, LongSupplier deletedRows) {
@@ -71,6 +74,8 @@ public final class Housekeeping implements Runnable {
             c.setAutoCommit(true);
             long deleted = deletedRows.getAsLong();
             Table table = refresh(c);
+            quiet = table.pending() == 0 && table.dead() == 0 && deleted == deletedAtLastRun;
+            deletedAtLastRun = deleted;
             long deletedHere = deleted - deletedAtLastVacuum;
             if (vacuumAllowed && (table.deadTuples() >= vacuumThreshold || deletedHere >= vacuumThreshold
                     || (deletedHere > 0 && table.pending() == 0 && table.heapBytes() >= SHRINK_BYTES))) {
@@ -82,6 +87,7 @@ public final class Housekeeping implements Runnable {
                 log.info("outbox relay {}: housekeeping reaches the database again", instanceId);
             }
         } catch (SQLException | RuntimeException e) {
+            quiet = false;
             if (!failing) {
                 failing = true;
                 log.warn("outbox relay {}: housekeeping cannot reach the database ({}); gauges keep their last values",
@@ -90,7 +96,15 @@ public final class Housekeeping implements Runnable {
         }
     }
 
-    private record Table(long pending, long deadTuples, long heapBytes) {}
+    private record Table(long pending, long dead, long deadTuples, long heapBytes) {}
+
+    /**
+     * Whether the last run found an empty outbox, no dead letter and nothing deleted since the run
+     * before: nothing for the gauges or a vacuum to catch up with, so the next run may wait longer.
+     */
+    public boolean quiet() {
+        return quiet;
+    }
 
     private Table refresh(Connection c) throws SQLException {
         long pending;
@@ -112,7 +126,7 @@ public final class Housekeeping implements Runnable {
             reportedBlocked.clear();
         }
         metrics.table(pending, Math.max(0, oldest), dead, blocked);
-        return new Table(pending, deadTuples, heapBytes);
+        return new Table(pending, dead, deadTuples, heapBytes);
     }
 
     /** Logs each blocked aggregate of this relay's shards once, then every few minutes while it stays blocked. */
