@@ -13,10 +13,6 @@ import org.sagas.adapters.messaging.OrderCommandConsumer;
 import org.sagas.adapters.messaging.SagaReplyConsumer;
 import org.sagas.orchestrator.ordering.PaymentReconciler;
 import org.sagas.adapters.payment.PaymentWorker;
-import org.sagas.adapters.sandbox.FraudSandbox;
-import org.sagas.adapters.sandbox.InventorySandbox;
-import org.sagas.adapters.sandbox.PaymentSandbox;
-import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.app.warmup.WarmUp;
 import org.sagas.embedded.FreePorts;
 import org.sagas.orchestrator.http.AdmissionControl;
@@ -66,9 +62,7 @@ final class Product implements AutoCloseable {
     /** Where a generated admin token goes when none is configured; null for none. */
     private java.nio.file.Path adminTokenDir;
     private WarmUp warmUp;
-    private InventorySandbox inventorySandbox;
-    private PaymentSandbox paymentSandbox;
-    private FraudSandbox fraudSandbox;
+    private SandboxParticipants sandbox;
     /** Checked before anything starts: an open API refuses to face the network (docs/security.md). */
     private ClientAccess access;
     /** Traces: off unless OTEL_* variables ask (ADR 0018). */
@@ -106,11 +100,11 @@ final class Product implements AutoCloseable {
             out.println("  orders API   http://" + s.host() + ":" + product.api.port() + "/orders");
             out.println("  health       http://" + s.host() + ":" + product.api.port() + "/health/ready");
             out.println("  metrics      http://" + s.host() + ":" + product.api.port() + "/metrics");
-            out.println("  inventory    http://" + s.host() + ":" + product.inventorySandbox.port()
+            out.println("  inventory    http://" + s.host() + ":" + product.sandbox.inventoryPort()
                     + "  (PUT /stock/{sku}, PUT /_faults)");
-            out.println("  payments     http://" + s.host() + ":" + product.paymentSandbox.port()
+            out.println("  payments     http://" + s.host() + ":" + product.sandbox.paymentPort()
                     + "  (PUT /_faults; GET /charges?orderId= with the ledger token)");
-            out.println("  fraud        http://" + s.host() + ":" + product.fraudSandbox.port()
+            out.println("  fraud        http://" + s.host() + ":" + product.sandbox.fraudPort()
                     + "  (PUT /_faults; screens the orders of the saga's version 2)");
             if (SandboxSettings.from(settings).ledgerToken().isEmpty()) {
                 out.println("  ledger token " + product.adminTokenDir.resolve(SandboxSettings.TOKEN_FILE)
@@ -186,6 +180,9 @@ final class Product implements AutoCloseable {
     private static final java.util.Set<String> ENGINE_ROLES = java.util.Set.of("api", "saga-worker", "reconciler");
 
     private void startRoles(List<String> roles, Settings s) {
+        if (roles.contains("sandbox")) {
+            SandboxModule.require(); // before anything starts, and before a sandbox class is touched
+        }
         // The participants' database work is told apart from the product's by this name (benchmarks).
         node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION,
                 telemetry.tracing());
@@ -225,17 +222,7 @@ final class Product implements AutoCloseable {
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
         // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
         if (roles.contains("sandbox")) {
-            SandboxAccess access = SandboxSettings.from(s).access();
-            if (!access.ledgersOpen()) {
-                log.warn("sandbox ledgers closed: no SAGA_SANDBOX_LEDGER_TOKEN(_FILE), so GET /charges and"
-                        + " GET /reservations answer 401 (the reconciler cannot read them)");
-            }
-            inventorySandbox = InventorySandbox.start(node.dataSource, s.host(), s.inventoryPort(), access);
-            components.start(Component.of("inventory-sandbox", inventorySandbox));
-            paymentSandbox = PaymentSandbox.start(node.dataSource, s.host(), s.paymentPort(), access);
-            components.start(Component.of("payment-sandbox", paymentSandbox));
-            fraudSandbox = FraudSandbox.start(SandboxSettings.from(s).fraudRules(), s.host(), s.fraudPort(), access);
-            components.start(Component.of("fraud-sandbox", fraudSandbox));
+            sandbox = SandboxParticipants.start(node.dataSource, s, components);
         }
         if (roles.contains("relay")) {
             OutboxRelay.Builder builder = OutboxRelay.builder().dataSource(node.dataSource)
@@ -425,11 +412,9 @@ final class Product implements AutoCloseable {
         if (admin != null) {
             routes.put("admin", admin.routes());
         }
-        if (inventorySandbox != null) {
-            routes.put("inventory", inventorySandbox.routes());
-        }
-        if (paymentSandbox != null) {
-            routes.put("payment", paymentSandbox.routes());
+        if (sandbox != null) {
+            routes.put("inventory", sandbox.inventoryRoutes());
+            routes.put("payment", sandbox.paymentRoutes());
         }
         return routes;
     }

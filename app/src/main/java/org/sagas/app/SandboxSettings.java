@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.sagas.adapters.sandbox.FraudRules;
-import org.sagas.adapters.sandbox.SandboxAccess;
 import org.sagas.orchestrator.config.ConfigException;
 import org.sagas.orchestrator.config.Setting;
 import org.sagas.orchestrator.config.SettingsTable;
@@ -17,10 +15,14 @@ import org.sagas.orchestrator.config.SettingsTable;
  * {@link #TABLE}: whether their controls exist, and the token of their ledgers, which the sandbox
  * asks for and the reconciler and the operator API send. Immutable.
  *
+ * <p>It names no class of the sandbox module: the roles that only send the ledger token (api,
+ * reconciler) read it too, in the production image that leaves that module out (docs/decisions/0031).
+ *
  * @param ledgerToken empty when none is set
- * @param fraudRules what the sandbox fraud service refuses
+ * @param fraudLimitCents the sandbox fraud service refuses an order whose total is over this
+ * @param flaggedCustomers the customers the sandbox fraud service refuses
  */
-record SandboxSettings(Controls controls, String ledgerToken, FraudRules fraudRules) {
+record SandboxSettings(Controls controls, String ledgerToken, int fraudLimitCents, Set<String> flaggedCustomers) {
     /** {@code SAGA_SANDBOX_CONTROLS}. */
     enum Controls { AUTO, ON, OFF }
 
@@ -66,7 +68,7 @@ record SandboxSettings(Controls controls, String ledgerToken, FraudRules fraudRu
         Set<String> flagged = java.util.Arrays.stream(v.get(FRAUD_FLAGGED).split(",")).map(String::strip)
                 .filter(c -> !c.isEmpty()).collect(java.util.stream.Collectors.toUnmodifiableSet());
         return new SandboxSettings(Controls.valueOf(v.get(CONTROLS).toUpperCase(Locale.ROOT)),
-                SecretFile.resolve(raw, LEDGER_TOKEN.name()), new FraudRules(v.get(FRAUD_LIMIT), flagged));
+                SecretFile.resolve(raw, LEDGER_TOKEN.name()), v.get(FRAUD_LIMIT), flagged);
     }
 
     /**
@@ -87,8 +89,8 @@ record SandboxSettings(Controls controls, String ledgerToken, FraudRules fraudRu
         return result;
     }
 
-    /** What the sandbox serves: the controls only when on (auto means off outside ./sagas up). */
-    SandboxAccess access() {
-        return SandboxAccess.of(controls == Controls.ON, ledgerToken);
+    /** Whether the sandbox serves its controls: only when on (auto means off outside ./sagas up). */
+    boolean controlsOn() {
+        return controls == Controls.ON;
     }
 }

@@ -30,7 +30,6 @@ class DockerComposeTest {
             Map<String, Object> service = map(services.get(role));
             assertThat(service).as("service %s", role).isNotNull();
             assertThat((List<?>) service.get("command")).first().isEqualTo(role);
-            assertThat(service.get("build")).isEqualTo(".");
         }
         assertThat(map(services.get("postgres")).get("image")).isEqualTo("postgres:16");
         for (int node = 1; node <= 3; node++) {
@@ -114,24 +113,31 @@ class DockerComposeTest {
     }
 
     @Test
-    void shouldRunTheImageAsAnUnprivilegedUser() throws Exception {
-        // The last USER of the last stage is the one the container runs as.
-        List<String> lines = Files.readAllLines(ROOT.resolve("Dockerfile"));
-        int lastStage = 0;
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).strip().toUpperCase(Locale.ROOT).startsWith("FROM ")) {
-                lastStage = i;
-            }
-        }
-        String user = null;
-        for (String line : lines.subList(lastStage, lines.size())) {
-            if (line.strip().toUpperCase(Locale.ROOT).startsWith("USER ")) {
-                user = line.strip().substring(5).strip();
-            }
-        }
+    void shouldBuildOnlyTheSandboxServiceFromTheImagesSandboxTarget() throws Exception {
+        Map<String, Object> services = map(compose().get("services"));
+        String dockerfile = Files.readString(ROOT.resolve("Dockerfile"));
 
-        assertThat(user).as("USER in the final stage").isNotNull();
-        String name = user.split(":")[0];
+        // The production image (the default, last stage) copies lib/ alone; the sandbox target adds sandbox-lib/
+        assertThat(dockerfile).containsPattern("(?m)^FROM \\S+ AS sandbox$")
+                .containsPattern("(?m)^COPY --from=build /src/app/target/sandbox-lib /app/lib$");
+        assertThat(dockerfile.substring(dockerfile.lastIndexOf("\nFROM "))).doesNotContain("sandbox-lib")
+                .doesNotContain(" AS ");
+        Map<String, Object> sandbox = map(services.get("sandbox"));
+        assertThat(map(sandbox.get("build"))).containsEntry("context", ".").containsEntry("target", "sandbox");
+        assertThat(sandbox.get("image")).isNotEqualTo("sagas:local");
+        services.forEach((name, service) -> {
+            Object build = map(service).get("build");
+            if (build != null && !name.equals("sandbox")) {
+                assertThat(build).as("%s builds the production image", name).isEqualTo(".");
+                assertThat(map(service).get("image")).as(name).isEqualTo("sagas:local");
+            }
+        });
+    }
+
+    @Test
+    void shouldRunTheImageAsAnUnprivilegedUser() throws Exception {
+        // The last USER of the production image's stages is the one the container runs as.
+        String name = user(Files.readAllLines(ROOT.resolve("Dockerfile"))).split(":")[0];
         assertThat(name).isNotIn("root", "0");
         assertThat(name).as("numeric, so runAsNonRoot can check it").matches("[1-9][0-9]*");
     }
@@ -292,7 +298,7 @@ class DockerComposeTest {
     void shouldCreateEveryMountedDataDirectoryOwnedByTheImagesUser() throws Exception {
         Map<String, Object> services = map(compose().get("services"));
         List<String> lines = Files.readAllLines(ROOT.resolve("Dockerfile"));
-        String finalStage = String.join("\n", lines.subList(lastStage(lines), lines.size()));
+        String finalStage = String.join("\n", productionStages(lines));
         String uid = user(lines).split(":")[0];
 
         for (String role : Main.ROLES) {
@@ -340,25 +346,37 @@ class DockerComposeTest {
         }
     }
 
-    private static int lastStage(List<String> lines) {
-        int lastStage = 0;
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).strip().toUpperCase(Locale.ROOT).startsWith("FROM ")) {
-                lastStage = i;
+    /**
+     * The lines of the production image: the last stage (a plain {@code docker build}'s target),
+     * preceded by the stages it is built {@code FROM}, as the image inherits them.
+     */
+    private static List<String> productionStages(List<String> lines) {
+        List<String> stage = List.of();
+        int end = lines.size();
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            String line = lines.get(i).strip();
+            if (!line.toUpperCase(Locale.ROOT).startsWith("FROM ")) {
+                continue;
             }
+            if (stage.isEmpty() || stage.get(0).strip().split("\\s+")[1].equals(line.replaceAll("(?i).* AS ", ""))) {
+                List<String> joined = new ArrayList<>(lines.subList(i, end));
+                joined.addAll(stage);
+                stage = joined;
+            }
+            end = i;
         }
-        return lastStage;
+        return stage;
     }
 
-    /** The last USER of the last stage: the one the container runs as. */
+    /** The last USER of the production image's stages: the one the container runs as. */
     private static String user(List<String> lines) {
         String user = null;
-        for (String line : lines.subList(lastStage(lines), lines.size())) {
+        for (String line : productionStages(lines)) {
             if (line.strip().toUpperCase(Locale.ROOT).startsWith("USER ")) {
                 user = line.strip().substring(5).strip();
             }
         }
-        assertThat(user).as("USER in the final stage").isNotNull();
+        assertThat(user).as("USER in the production image").isNotNull();
         return user;
     }
 

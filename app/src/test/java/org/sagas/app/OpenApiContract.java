@@ -76,15 +76,15 @@ final class OpenApiContract {
 
     /** The sandbox participants' documents. */
     static OpenApiContract inventory() {
-        return resource("inventory", "/org/sagas/adapters/sandbox/openapi-inventory.json");
+        return resource("inventory", "/org/sagas/sandbox/openapi-inventory.json");
     }
 
     static OpenApiContract payment() {
-        return resource("payment", "/org/sagas/adapters/sandbox/openapi-payment.json");
+        return resource("payment", "/org/sagas/sandbox/openapi-payment.json");
     }
 
     static OpenApiContract fraud() {
-        return resource("fraud", "/org/sagas/adapters/sandbox/openapi-fraud.json");
+        return resource("fraud", "/org/sagas/sandbox/openapi-fraud.json");
     }
 
     String name() {

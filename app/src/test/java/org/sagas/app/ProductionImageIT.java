@@ -1,0 +1,55 @@
+package org.sagas.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The class path the production image copies (target/sagas-app.jar and target/lib, see the
+ * Dockerfile) has no sandbox participants, and the launcher on it refuses role sandbox with an
+ * error naming the missing module (docs/decisions/0031). An IT: it reads what {@code package} made.
+ */
+class ProductionImageIT {
+    private static final Path TARGET = Path.of("target").toAbsolutePath();
+
+    @Test
+    void shouldLeaveTheSandboxJarOutOfTheProductionLibCopy() throws Exception {
+        assertThat(jars(TARGET.resolve("lib"))).isNotEmpty().noneMatch(j -> j.startsWith("sandbox-"));
+        assertThat(jars(TARGET.resolve("sandbox-lib"))).singleElement().asString().startsWith("sandbox-");
+    }
+
+    @Test
+    void shouldExitWithAConfigurationErrorWhenRoleSandboxIsAskedOfTheProductionClassPath() throws Exception {
+        String classPath = TARGET.resolve("sagas-app.jar") + File.pathSeparator + TARGET.resolve("lib") + "/*";
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classPath, "org.sagas.app.Main", "sandbox")
+                .redirectErrorStream(true);
+        // An external database is named (role sandbox needs one); the check comes before any connection.
+        builder.environment().put("SAGA_DB_URL", "jdbc:postgresql://127.0.0.1:1/none");
+        builder.environment().put("SAGA_INVENTORY_PORT", "0");
+        builder.environment().put("SAGA_PAYMENT_PORT", "0");
+        builder.environment().put("SAGA_FRAUD_PORT", "0");
+        builder.environment().put("SAGA_HTTP_PORT", "0");
+        Process process = builder.start();
+        process.getOutputStream().close();
+
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.exitValue()).as(output).isEqualTo(1);
+        assertThat(output).contains("sagas: error: role sandbox needs the sandbox module")
+                .doesNotContain("ClassNotFoundException").doesNotContain("NoClassDefFoundError");
+    }
+
+    private static List<String> jars(Path dir) throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".jar")).toList();
+        }
+    }
+}
