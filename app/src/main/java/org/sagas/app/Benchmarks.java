@@ -41,7 +41,7 @@ final class Benchmarks {
                             .run(settings, results(flags, "reconcile"));
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(benchSettings(settings), results(flags, "cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up"), via(flags)).run(benchSettings(settings), results(flags, "cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:
