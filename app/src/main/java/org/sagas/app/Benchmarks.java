@@ -26,7 +26,7 @@ final class Benchmarks {
                 case "steady":
                     new SteadyBenchmark(out, intFlag(flags, "--rate", 100),
                             Duration.ofSeconds(intFlag(flags, "--duration", 12)), flags.containsKey("--warm-up"),
-                            SteadyBenchmark.Via.of(flags.getOrDefault("--via", "rest")))
+                            via(flags))
                             .run(benchSettings(settings), results(flags, "steady"));
                     return 0;
                 case "overload":
@@ -41,7 +41,7 @@ final class Benchmarks {
                             .run(settings, results(flags, "reconcile"));
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out, flags.containsKey("--warm-up")).run(benchSettings(settings), results(flags, "cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up"), via(flags)).run(benchSettings(settings), results(flags, "cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:
@@ -54,6 +54,32 @@ final class Benchmarks {
             out.println("benchmark failed: " + e);
             return 1;
         }
+    }
+
+    /** How a benchmark's client sends its orders ({@code --via}, steady and cascade). */
+    enum Via {
+        /** {@code POST /orders}. */
+        REST,
+        /** {@code PlaceOrder} on {@code orders.commands}, the outcome read from {@code orders.events}. */
+        KAFKA;
+
+        static Via of(String flag) {
+            for (Via v : values()) {
+                if (v.name().equalsIgnoreCase(flag)) {
+                    return v;
+                }
+            }
+            throw new ConfigurationError("--via must be rest or kafka, was '" + flag + "'");
+        }
+
+        /** As the rows' {@code "via"} says it. */
+        String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    static Via via(Map<String, String> flags) {
+        return Via.of(flags.getOrDefault("--via", "rest"));
     }
 
     /** The outbox relay on its own: a migrated database and a broker, embedded unless external ones are set. */

@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.sagas.app.bench.KafkaOrders;
 import org.sagas.app.bench.Latencies;
 import org.sagas.orchestrator.Json;
 
@@ -34,7 +35,8 @@ import org.sagas.orchestrator.Json;
  * unless {@code --warm-up}; the participants and the client in processes of their own, see
  * {@link BenchRig}) over the same PostgreSQL and Kafka, and tabulated: what the clients saw, how
  * long after recovery until every accepted order was terminal, and the invariants (lost orders,
- * double charges).
+ * double charges). With {@code --via kafka} the same orders are {@code PlaceOrder} commands sent
+ * through {@link KafkaOrders} (docs/benchmarks.md).
  */
 final class CascadeBenchmark {
     static final int RATE = 100;
@@ -63,11 +65,17 @@ final class CascadeBenchmark {
 
     private final PrintStream out;
     private final boolean warmUp;
+    private final Benchmarks.Via via;
 
-    /** @param warmUp whether each run starts after {@link #WARM_UP_ORDERS} orders (default: cold) */
-    CascadeBenchmark(PrintStream out, boolean warmUp) {
+    /**
+     * @param warmUp whether each run starts after {@link #WARM_UP_ORDERS} orders (default: cold)
+     * @param via how the orders are sent: {@code POST /orders}, or {@code PlaceOrder} commands through
+     *     {@link KafkaOrders}, where a latency is a command's time to its outcome on {@code orders.events}
+     */
+    CascadeBenchmark(PrintStream out, boolean warmUp, Benchmarks.Via via) {
         this.out = out;
         this.warmUp = warmUp;
+        this.via = via;
     }
 
     List<Map<String, Object>> run(Settings settings, Path resultFile, List<String> only) throws Exception {
@@ -105,8 +113,14 @@ final class CascadeBenchmark {
                 skus.add("CASCADE-" + run + "-" + i);
                 rig.put(rig.inventoryUrl() + "/stock/" + skus.get(i), "{\"available\":1000000}");
             }
-            if (warmUp) {
+            if (warmUp && via == Benchmarks.Via.KAFKA) {
+                warmUp(rig, skus);
+            } else if (warmUp) {
                 warmUp(http, api, skus, rig.monitor());
+            }
+            int total = (int) (RATE * LOAD.toSeconds());
+            if (via == Benchmarks.Via.KAFKA) {
+                return viaKafka(config, rig, http, customer, skus, total, toReady);
             }
             Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
             Map<String, AtomicInteger> failedBy = new ConcurrentHashMap<>();
@@ -114,19 +128,14 @@ final class CascadeBenchmark {
             Latencies latencies = new Latencies();
             List<CompletableFuture<Void>> inFlight = new ArrayList<>();
             long start = System.nanoTime();
-            int total = (int) (RATE * LOAD.toSeconds());
-            boolean slow = false;
+            Slowdown slowdown = new Slowdown(rig, start);
             for (int i = 0; i < total; i++) {
                 long due = start + i * 1_000_000_000L / RATE;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
-                if (!slow && System.nanoTime() - start >= SLOW_FROM.toNanos()) {
-                    rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":4000}");
-                    out.println("  second 3: inventory now answers in 4 s");
-                    slow = true;
-                }
+                slowdown.ifDue();
                 long t0 = System.nanoTime();
                 HttpRequest request = HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(70))
                         .header("Content-Type", "application/json").header("Idempotency-Key", UUID.randomUUID().toString())
@@ -146,26 +155,9 @@ final class CascadeBenchmark {
                     out.printf("  %2d s  sent %4d  answered %4d%n", (i + 1) / RATE, i + 1, latencies.count());
                 }
             }
-            rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":40}");
-            long recovery = System.nanoTime();
-            out.println("  second 12: inventory recovered; waiting for answers and for every accepted order to end");
+            long recovery = recover(rig);
             CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
-            BenchRig.Monitor db = rig.monitor();
-            double drain = -1;
-            long lastPrint = 0;
-            while (System.nanoTime() - recovery < DRAIN_LIMIT.toNanos()) {
-                long stillOpen = open(db, customer);
-                if (stillOpen == 0) {
-                    drain = (System.nanoTime() - recovery) / 1e9;
-                    break;
-                }
-                if (System.nanoTime() - lastPrint > 5_000_000_000L) {
-                    out.printf("  %5.1f s after recovery: %d orders not terminal yet%n",
-                            (System.nanoTime() - recovery) / 1e9, stillOpen);
-                    lastPrint = System.nanoTime();
-                }
-                Thread.sleep(250);
-            }
+            double drain = drain(rig.monitor(), customer, recovery);
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("config", config.name());
             row.put("sent", total);
@@ -184,6 +176,108 @@ final class CascadeBenchmark {
             out.println("  " + row);
             return row;
         }
+    }
+
+    /**
+     * The same load as {@code PlaceOrder} commands through {@link KafkaOrders}: a latency is a
+     * command's time to its outcome on {@code orders.events}, "refused" an outcome that is not an
+     * acceptance, and the row adds the largest lag of the api's {@code order-commands} group.
+     */
+    private Map<String, Object> viaKafka(Config config, BenchRig rig, HttpClient http, String customer,
+            List<String> skus, int total, double toReady) throws Exception {
+        double drain;
+        Map<String, Object> row = new LinkedHashMap<>();
+        Map<UUID, Boolean> accepted;
+        try (KafkaOrders kafka = new KafkaOrders(rig.kafka())) {
+            Slowdown slowdown = new Slowdown(rig, System.nanoTime());
+            kafka.sendAtRate(RATE, total, customer, skus, sent -> {
+                try {
+                    slowdown.ifDue();
+                } catch (Exception e) {
+                    throw new IllegalStateException("could not slow the sandbox inventory down", e);
+                }
+                if (sent % RATE == 0) {
+                    out.printf("  %2d s  sent %4d  answered %4d%n", sent / RATE, sent, kafka.latencies().count());
+                }
+            });
+            long recovery = recover(rig);
+            if (!kafka.awaitOutcomes(Duration.ofSeconds(90))) {
+                out.printf("  %d commands without an outcome 90 s after recovery%n", kafka.unanswered());
+            }
+            drain = drain(rig.monitor(), customer, recovery);
+            Map<String, AtomicInteger> outcomes = kafka.outcomes();
+            Map<String, Integer> failedBy = new TreeMap<>();
+            failedBy.put("not sent", count(outcomes, "failed"));
+            failedBy.put("unreadable outcome", count(outcomes, "unreadable_outcome"));
+            failedBy.put("no outcome", kafka.unanswered());
+            accepted = kafka.accepted();
+            row.put("config", config.name());
+            row.put("via", via.label());
+            row.put("sent", total);
+            row.put("accepted", count(outcomes, "accepted") + count(outcomes, "parked"));
+            row.put("pending", count(outcomes, "parked"));
+            row.put("refused", count(outcomes, "refused"));
+            row.put("failed", failedBy.values().stream().mapToInt(Integer::intValue).sum());
+            row.put("failed_by", failedBy);
+            row.put("p50_ms", Math.round(kafka.latencies().percentileMillis(50)));
+            row.put("p99_ms", Math.round(kafka.latencies().percentileMillis(99)));
+            row.put("consumer_lag_max", kafka.maxLag());
+            row.put("consumer_lag_samples_missed", kafka.lagSamplesMissed());
+        }
+        row.put("drain_seconds", drain < 0 ? null : Math.round(drain * 10) / 10.0);
+        row.put("lost", lost(rig.productDb(), accepted.keySet()));
+        row.put("double_charges", doubleCharges(http, rig.paymentUrl(), accepted.keySet()));
+        row.put("cold_start", !warmUp);
+        row.put("seconds_to_ready", Math.round(toReady * 10) / 10.0);
+        out.println("  " + row);
+        return row;
+    }
+
+    /** Inventory turns slow ({@value #SLOW_MS} ms) once {@link #SLOW_FROM} of the load has passed. */
+    private final class Slowdown {
+        static final int SLOW_MS = 4000;
+        private final BenchRig rig;
+        private final long start;
+        private boolean slow;
+
+        Slowdown(BenchRig rig, long start) {
+            this.rig = rig;
+            this.start = start;
+        }
+
+        void ifDue() throws Exception {
+            if (!slow && System.nanoTime() - start >= SLOW_FROM.toNanos()) {
+                rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":" + SLOW_MS + "}");
+                out.println("  second 3: inventory now answers in 4 s");
+                slow = true;
+            }
+        }
+    }
+
+    /** Inventory answers in 40 ms again; returns when (System.nanoTime()). */
+    private long recover(BenchRig rig) throws Exception {
+        rig.put(rig.inventoryUrl() + "/_faults", "{\"latencyMs\":40}");
+        long recovery = System.nanoTime();
+        out.println("  second 12: inventory recovered; waiting for answers and for every accepted order to end");
+        return recovery;
+    }
+
+    /** Seconds from {@code recovery} until every order of {@code customer} is terminal, or -1 after {@link #DRAIN_LIMIT}. */
+    private double drain(BenchRig.Monitor db, String customer, long recovery) throws Exception {
+        long lastPrint = 0;
+        while (System.nanoTime() - recovery < DRAIN_LIMIT.toNanos()) {
+            long stillOpen = open(db, customer);
+            if (stillOpen == 0) {
+                return (System.nanoTime() - recovery) / 1e9;
+            }
+            if (System.nanoTime() - lastPrint > 5_000_000_000L) {
+                out.printf("  %5.1f s after recovery: %d orders not terminal yet%n",
+                        (System.nanoTime() - recovery) / 1e9, stillOpen);
+                lastPrint = System.nanoTime();
+            }
+            Thread.sleep(250);
+        }
+        return -1;
     }
 
     /**
@@ -210,6 +304,19 @@ final class CascadeBenchmark {
         CompletableFuture.allOf(warm.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (open(db, "cascade-warm-up") > 0 && System.nanoTime() < until) {
+            Thread.sleep(250);
+        }
+    }
+
+    /** The {@code --warm-up} variant through Kafka: the same orders and rate as PlaceOrder commands. */
+    private void warmUp(BenchRig rig, List<String> skus) throws Exception {
+        out.printf("  warming up: %d PlaceOrder commands at %d/s with a healthy inventory%n", WARM_UP_ORDERS, WARM_UP_RATE);
+        try (KafkaOrders warming = new KafkaOrders(rig.kafka())) {
+            warming.sendAtRate(WARM_UP_RATE, WARM_UP_ORDERS, "cascade-warm-up", skus, sent -> { });
+            warming.awaitOutcomes(Duration.ofSeconds(60));
+        }
+        long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (open(rig.monitor(), "cascade-warm-up") > 0 && System.nanoTime() < until) {
             Thread.sleep(250);
         }
     }
@@ -286,9 +393,20 @@ final class CascadeBenchmark {
         out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         for (Map<String, Object> r : rows) {
             out.printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.get("config"), r.get("sent"),
-                    r.get("accepted"), r.get("pending"), r.get("failed"), r.get("shed"), r.get("p50_ms"),
+                    r.get("accepted"), r.get("pending"), r.get("failed"), r.getOrDefault("shed", "-"), r.get("p50_ms"),
                     r.get("p99_ms"), r.get("drain_seconds") == null ? "> 120" : r.get("drain_seconds"), r.get("lost"),
                     r.get("double_charges"));
+        }
+        if (via == Benchmarks.Via.KAFKA) {
+            // A command has no 503: what the REST rows call shed or failed is a refusal here.
+            out.println("(via kafka: p50 / p99 = command to outcome on orders.events, failed = not sent or no outcome)");
+            out.println();
+            out.println("| config | via | refused | consumer lag max | lag samples missed |");
+            out.println("|---|---|---|---|---|");
+            for (Map<String, Object> r : rows) {
+                out.printf("| %s | %s | %s | %s | %s |%n", r.get("config"), r.get("via"), r.get("refused"),
+                        r.get("consumer_lag_max"), r.get("consumer_lag_samples_missed"));
+            }
         }
     }
 

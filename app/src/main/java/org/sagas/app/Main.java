@@ -191,7 +191,9 @@ public final class Main {
         out.println("                      [--duration S] (each step, default 60)");
         out.println("  bench relay         outbox relay drain rate and commit-to-ack latency");
         out.println("  bench cascade       the resilience lesson's cascade, under each protection level,");
-        out.println("                      each on a cold product [--warm-up]");
+        out.println("                      each on a cold product [--warm-up] [--via rest|kafka] [CONFIG ...]");
+        out.println("                      (kafka: PlaceOrder commands, command-to-outcome latency and the");
+        out.println("                      consumer's lag; CONFIG e.g. full-degraded-mode runs only that one)");
         out.println("  bench reconcile     the reconciliation topology over N replayed order events, 1 % discrepant");
         out.println("                      [--events N] (default 1000000)");
         out.println("                      each bench writes target/bench-results/<name>.json, or into --results DIR");

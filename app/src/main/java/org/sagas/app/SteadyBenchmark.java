@@ -55,26 +55,9 @@ final class SteadyBenchmark {
     private final int rate;
     private final Duration duration;
     private final boolean warmUp;
-    private final Via via;
+    private final Benchmarks.Via via;
 
-    /** How the client sends its orders. */
-    enum Via {
-        /** {@code POST /orders}. */
-        REST,
-        /** {@code PlaceOrder} on {@code orders.commands}, the outcome read from {@code orders.events}. */
-        KAFKA;
-
-        static Via of(String flag) {
-            for (Via v : values()) {
-                if (v.name().equalsIgnoreCase(flag)) {
-                    return v;
-                }
-            }
-            throw new ConfigurationError("--via must be rest or kafka, was '" + flag + "'");
-        }
-    }
-
-    SteadyBenchmark(PrintStream out, int rate, Duration duration, boolean warmUp, Via via) {
+    SteadyBenchmark(PrintStream out, int rate, Duration duration, boolean warmUp, Benchmarks.Via via) {
         this.out = out;
         this.rate = rate;
         this.duration = duration;
@@ -103,7 +86,7 @@ final class SteadyBenchmark {
 
     private Map<String, Object> scenario(BenchRig rig, String layout, List<String> skus) throws Exception {
         out.printf("%n== %s: %d orders/s through %s for %d s, inventory at 40 ms, %s ==%n", layout, rate,
-                via == Via.KAFKA ? "orders.commands" : "POST /orders", duration.toSeconds(), warmUp ? "after " + WARM_UP.toSeconds() + " s of warm-up load" : "cold start");
+                via == Benchmarks.Via.KAFKA ? "orders.commands" : "POST /orders", duration.toSeconds(), warmUp ? "after " + WARM_UP.toSeconds() + " s of warm-up load" : "cold start");
         Latencies inventoryAlone = inventoryAlone(rig, skus);
         out.printf("  inventory alone at %d reservations/s: p50 %.1f ms, p99 %.1f ms%n", rate,
                 inventoryAlone.percentileMillis(50), inventoryAlone.percentileMillis(99));
@@ -112,7 +95,7 @@ final class SteadyBenchmark {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
                 .executor(Executors.newFixedThreadPool(8)).build();
         String customer = "steady-" + layout + "-" + UUID.randomUUID().toString().substring(0, 8);
-        KafkaOrders kafka = via == Via.KAFKA ? new KafkaOrders(rig.kafka()) : null;
+        KafkaOrders kafka = via == Benchmarks.Via.KAFKA ? new KafkaOrders(rig.kafka()) : null;
         if (warmUp) {
             if (kafka != null) {
                 try (KafkaOrders warming = new KafkaOrders(rig.kafka())) {
@@ -154,7 +137,7 @@ final class SteadyBenchmark {
 
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("layout", layout);
-        row.put("via", via.name().toLowerCase(java.util.Locale.ROOT));
+        row.put("via", via.label());
         row.put("cold_start", !warmUp);
         row.put("rate", rate);
         row.put("sent", total);
@@ -277,19 +260,13 @@ final class SteadyBenchmark {
      * their outcomes; the latencies and outcomes are {@code kafka}'s.
      */
     private void openLoop(KafkaOrders kafka, List<String> skus, String customer, int total) throws Exception {
-        long start = System.nanoTime();
-        for (int i = 0; i < total; i++) {
-            long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
-            if (wait > 0) {
-                TimeUnit.NANOSECONDS.sleep(wait);
+        kafka.sendAtRate(rate, total, customer, skus, sent -> {
+            if (sent % rate == 0) {
+                out.printf("  %2d s  sent %5d  answered %5d%n", sent / rate, sent, kafka.latencies().count());
             }
-            kafka.send(customer, skus.get(i % skus.size()), 1, 500);
-            if (i % rate == rate - 1) {
-                out.printf("  %2d s  sent %5d  answered %5d%n", (i + 1) / rate, i + 1, kafka.latencies().count());
-            }
-        }
+        });
         if (!kafka.awaitOutcomes(Duration.ofSeconds(60))) {
-            out.printf("  %d commands without an outcome after 60 s%n", total - kafka.latencies().count());
+            out.printf("  %d commands without an outcome after 60 s%n", kafka.unanswered());
         }
     }
 

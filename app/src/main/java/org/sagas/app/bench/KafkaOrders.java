@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -95,6 +96,30 @@ public final class KafkaOrders implements AutoCloseable {
                 count("failed");
             }
         });
+    }
+
+    /**
+     * Sends {@code total} orders at {@code rate} per second, open loop (never waiting for an
+     * outcome to send the next), order {@code i} on SKU {@code skus[i % skus.size()]};
+     * {@code afterEach} is given the number sent so far after each send (progress lines, a fault
+     * switched on at a given second).
+     */
+    public void sendAtRate(int rate, int total, String customer, List<String> skus, IntConsumer afterEach)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        for (int i = 0; i < total; i++) {
+            long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            send(customer, skus.get(i % skus.size()), 1, 500);
+            afterEach.accept(i + 1);
+        }
+    }
+
+    /** Commands sent whose outcome has not been read (yet). */
+    public int unanswered() {
+        return sentAt.size();
     }
 
     /** Waits until every command sent has its outcome, or {@code within} passed; true when all came. */
