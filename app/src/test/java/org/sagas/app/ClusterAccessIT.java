@@ -53,7 +53,6 @@ import org.sagas.orchestrator.messaging.Topics;
  * killed and came back. Each role also logs in to PostgreSQL as its own role with only its grants
  * (docs/security.md, "Deployment"), and no role's log shows a refusal. One cluster of one process per role for the whole class.
  */
-@RunsAlone
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterAccessIT {
     private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

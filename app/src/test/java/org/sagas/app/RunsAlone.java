@@ -7,9 +7,10 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.Tag;
 
 /**
- * A test class that measures time or starves the machine on purpose, so it cannot share the cores
- * with another test JVM: Failsafe runs these one at a time after the other integration tests, which
- * run in parallel forks (app/pom.xml; docs/architecture.md, "Tests").
+ * A test class that measures time, runs the product with production timings, or starves it of CPU
+ * on purpose, so it cannot share the cores with another test JVM: Failsafe runs these one at a time
+ * after the other integration tests, which run in parallel forks (app/pom.xml; docs/architecture.md,
+ * "Tests").
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
