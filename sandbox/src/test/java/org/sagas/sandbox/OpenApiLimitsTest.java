@@ -1,4 +1,4 @@
-package org.sagas.adapters.contract;
+package org.sagas.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,17 +37,17 @@ class OpenApiLimitsTest {
 
     @Test
     void shouldStateTheOrderRulesOfLimitsWhenThePaymentSandboxDocumentIsRead() throws IOException {
-        JsonNode charge = document("org/sagas/adapters/sandbox/openapi-payment.json")
+        JsonNode charge = document("org/sagas/sandbox/openapi-payment.json")
                 .at("/paths/~1charges/post/requestBody/content/application~1json/schema/properties");
 
         assertThat(text(charge, "/currency/pattern")).isEqualTo(Limits.CURRENCY_PATTERN);
         assertBounds(charge.at("/orderId"), "minLength", 1, "maxLength", Limits.MAX_ORDER_ID);
-        assertKeyBounds(document("org/sagas/adapters/sandbox/openapi-payment.json"));
+        assertKeyBounds(document("org/sagas/sandbox/openapi-payment.json"));
     }
 
     @Test
     void shouldStateTheOrderRulesOfLimitsWhenTheInventorySandboxDocumentIsRead() throws IOException {
-        JsonNode inventory = document("org/sagas/adapters/sandbox/openapi-inventory.json");
+        JsonNode inventory = document("org/sagas/sandbox/openapi-inventory.json");
         JsonNode reserve = inventory.at("/paths/~1reservations/post/requestBody/content/application~1json/schema");
 
         assertBounds(reserve.at("/properties/orderId"), "minLength", 1, "maxLength", Limits.MAX_ORDER_ID);
@@ -64,7 +64,7 @@ class OpenApiLimitsTest {
 
     @Test
     void shouldStateTheOrderRulesOfLimitsWhenTheFraudSandboxDocumentIsRead() throws IOException {
-        JsonNode fraud = document("org/sagas/adapters/sandbox/openapi-fraud.json");
+        JsonNode fraud = document("org/sagas/sandbox/openapi-fraud.json");
         JsonNode screening = fraud.at("/components/schemas/ScreeningRequest/properties");
 
         assertBounds(screening.at("/orderId"), "minLength", 1, "maxLength", Limits.MAX_ORDER_ID);
