@@ -75,6 +75,9 @@ public final class RoleProcess {
         command.add("-Dsagas.home=" + System.getProperty("sagas.home", "."));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
+        // Ends with this process however it ends (kill -9 of the launcher, a stop during start): the
+        // child watches the stdin pipe this process holds open and the kernel closes when it dies.
+        command.add(org.sagas.embedded.ParentWatch.class.getName());
         command.add("org.sagas.app.Main");
         command.add(role);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
