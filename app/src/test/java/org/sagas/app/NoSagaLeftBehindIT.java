@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
  * charged twice or left reserved. Tests that share settings run together (one restart each).
  */
 @RealInfrastructure
+@RunsAlone
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NoSagaLeftBehindIT extends GameDayLifecycle {
     private static ScriptedInventory scripted;
