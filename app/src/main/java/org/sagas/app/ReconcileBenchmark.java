@@ -85,7 +85,7 @@ final class ReconcileBenchmark {
             String app = "bench-reconciler-" + UUID.randomUUID().toString().substring(0, 8);
             Path stateDir = Files.createTempDirectory("sagas-reconcile-bench-");
             ReconcilerConfig config = new ReconcilerConfig(GRACE, UNKNOWN_ORDER_GRACE, GRACE.multipliedBy(2),
-                    Duration.ofMillis(100), Duration.ofHours(1));
+                    Duration.ofMillis(100));
             int orders = events / RECORDS_PER_ORDER;
             out.printf("reconcile: %d events (%d orders, %d with a discrepancy), grace %d ms%n", orders
                     * RECORDS_PER_ORDER, orders, (orders + 99) / 100, GRACE.toMillis());

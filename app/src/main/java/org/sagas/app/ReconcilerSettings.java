@@ -53,7 +53,7 @@ record ReconcilerSettings(ReconcilerConfig config, Duration pullInterval, int st
         // Due checks every 5 s (a scan of each task's timers, idle or not: docs/decisions/0029), more
         // often with a shorter grace (tests): a finding opens at most that long after its grace.
         ReconcilerConfig config = new ReconcilerConfig(grace, v.get(UNKNOWN_ORDER_GRACE), v.get(REPLY_WINDOW),
-                Duration.ofMillis(Math.min(5_000, grace.toMillis() / 2 + 1)), Duration.ofDays(1));
+                Duration.ofMillis(Math.min(5_000, grace.toMillis() / 2 + 1)));
         return new ReconcilerSettings(config, v.get(PULL_INTERVAL), v.get(STANDBY_REPLICAS), stateDir,
                 v.get(GAUGES_PERIOD));
     }

@@ -118,7 +118,8 @@ class OverloadIT extends GameDayLifecycle {
                         .firstValue("X-Priority").isPresent()).toList();
                 long highAccepted = high.stream().filter(a -> a.status() == 202).count();
                 assertThat(high).hasSize(24);
-                assertThat(highAccepted).as("high orders accepted of %d", high.size())
+                assertThat(highAccepted).as("high orders accepted of %d; refused: %s", high.size(),
+                        high.stream().filter(a -> a.status() != 202).map(a -> a.response().body()).toList())
                         .isGreaterThanOrEqualTo((long) Math.ceil(0.95 * high.size()));
             } finally {
                 busy.set(false);

@@ -373,11 +373,9 @@ class RoleFailoverIT {
         System.out.printf("RoleFailoverIT: chaos seed %d, %.1f s with its check, results in %s%n", CHAOS_SEED,
                 seconds(started), results.toAbsolutePath());
 
-        // Then every invariant of the checker holds, on every order of the class, but open
-        // reconciliation findings: after this minute some CHARGE_WITHOUT_REPLY findings stay open for
-        // orders PostgreSQL holds terminal, a known problem not yet understood (docs/operations.md,
-        // "What breaking it found"); they are printed, not judged, until it is fixed
-        List<Invariant> failed = report.failed().stream().filter(i -> i != Invariant.OPEN_FINDINGS).toList();
+        // Then every invariant of the checker holds, on every order of the class, open
+        // reconciliation findings included
+        List<Invariant> failed = report.failed();
         String findings = db.withHandle(h -> h.createQuery("SELECT kind || ' ' || state || ': ' || count(*)"
                 + " FROM reconciliation_finding GROUP BY kind, state ORDER BY 1").mapTo(String.class).list()).toString();
         System.out.println("RoleFailoverIT: findings after the chaos minute: " + findings);

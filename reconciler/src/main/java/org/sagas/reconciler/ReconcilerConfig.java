@@ -13,23 +13,21 @@ import java.time.Duration;
  *     (longer: the order's events may lag behind the ledger)
  * @param replyWindow how long a charge command may go without a payment reply
  * @param checkInterval how often due suspicions are checked (wall-clock)
- * @param dedupWindow how long message ids are remembered to drop redeliveries
  */
 public record ReconcilerConfig(Duration grace, Duration unknownOrderGrace, Duration replyWindow,
-        Duration checkInterval, Duration dedupWindow) {
+        Duration checkInterval) {
 
     public ReconcilerConfig {
         positive(grace, "grace");
         positive(unknownOrderGrace, "unknownOrderGrace");
         positive(replyWindow, "replyWindow");
         positive(checkInterval, "checkInterval");
-        positive(dedupWindow, "dedupWindow");
     }
 
-    /** 30 s grace, 2 min for unknown orders and for a reply, checks every second, dedup for a day. */
+    /** 30 s grace, 2 min for unknown orders and for a reply, checks every second. */
     public static ReconcilerConfig defaults() {
         return new ReconcilerConfig(Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(2),
-                Duration.ofSeconds(1), Duration.ofDays(1));
+                Duration.ofSeconds(1));
     }
 
     private static void positive(Duration d, String name) {

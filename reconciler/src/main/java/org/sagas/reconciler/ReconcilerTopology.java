@@ -1,6 +1,5 @@
 package org.sagas.reconciler;
 
-import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -20,8 +19,8 @@ import org.sagas.reconciler.internal.Sources;
 /**
  * The reconciliation topology: {@code orders.events}, {@code payments.commands},
  * {@code payments.events} (keyed by order) and the two ledger feeds (keyed by entry, partitioned by
- * order) meet in one processor with three stores — each order's
- * ledger, the due checks ordered by time, and the message ids seen in a window — and its findings
+ * order) meet in one processor with two stores — each order's
+ * ledger and the due checks ordered by time — and its findings
  * go to {@code reconciliation.findings}, keyed by order.
  */
 public final class ReconcilerTopology {
@@ -39,8 +38,6 @@ public final class ReconcilerTopology {
                 Serdes.String(), new JsonSerde<>(OrderLedger.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ReconcileProcessor.TIMERS),
                 Serdes.String(), Serdes.String()).withCachingEnabled());
-        builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(ReconcileProcessor.SEEN,
-                config.dedupWindow(), Duration.ofMillis(1), false), Serdes.String(), Serdes.Long()));
 
         KStream<String, Observation> orders = source(builder, Topics.ORDERS_EVENTS);
         KStream<String, Observation> commands = source(builder, Topics.PAYMENTS_COMMANDS);
@@ -53,7 +50,7 @@ public final class ReconcilerTopology {
                 .merge(replies, Named.as("with-replies"))
                 .merge(ledger, Named.as("with-ledger"))
                 .process(() -> new ReconcileProcessor(config, inputLag), Named.as("reconcile"), ReconcileProcessor.LEDGERS,
-                        ReconcileProcessor.TIMERS, ReconcileProcessor.SEEN)
+                        ReconcileProcessor.TIMERS)
                 .to(Topics.RECONCILIATION_FINDINGS, Produced.with(Serdes.String(), new JsonSerde<>(Finding.class))
                         .withName("findings"));
         return builder.build();

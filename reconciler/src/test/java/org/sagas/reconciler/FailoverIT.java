@@ -40,7 +40,7 @@ import org.sagas.testkit.TestInfra;
 @RealInfrastructure
 class FailoverIT {
     private static final ReconcilerConfig FAST = new ReconcilerConfig(Duration.ofSeconds(2), Duration.ofSeconds(4),
-            Duration.ofMinutes(5), Duration.ofMillis(200), Duration.ofHours(1));
+            Duration.ofMinutes(5), Duration.ofMillis(200));
 
     @Test
     void shouldLoseNoFindingAndRequestNoSecondRefundWhenOneOfTwoInstancesDies(TestInfra infra) throws Exception {

@@ -47,8 +47,7 @@ final class TopologyFixture implements AutoCloseable {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, "target/reconciler-ttd-"
                 + UUID.randomUUID());
-        ReconcilerConfig config = new ReconcilerConfig(GRACE, UNKNOWN_GRACE, REPLY_WINDOW, Duration.ofSeconds(1),
-                Duration.ofHours(1));
+        ReconcilerConfig config = new ReconcilerConfig(GRACE, UNKNOWN_GRACE, REPLY_WINDOW, Duration.ofSeconds(1));
         driver = new TopologyTestDriver(ReconcilerTopology.build(config, (topic, partition) ->
                 lags.getOrDefault(topic, 0L)), props, START);
         orders = input(Topics.ORDERS_EVENTS);

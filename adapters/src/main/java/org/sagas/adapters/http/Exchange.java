@@ -18,6 +18,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
+import org.sagas.orchestrator.resilience.TimedOutFailure;
 import org.sagas.orchestrator.resilience.TransientFailure;
 import org.sagas.orchestrator.tracing.Tracing;
 
@@ -34,6 +35,8 @@ import org.sagas.orchestrator.tracing.Tracing;
 final class Exchange {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final String DEADLINE = "X-Deadline";
+    /** The problem type of a 504 by which a participant says it did not start: the deadline would pass first. */
+    static final String DEADLINE_EXCEEDED = "/problems/deadline-exceeded";
     private static final int MAX_BODY_IN_MESSAGE = 300;
     /** One client for the process: connections and the selector thread are shared. */
     private static final HttpClient CLIENT = HttpClient.newBuilder()
@@ -115,10 +118,25 @@ final class Exchange {
             return json(response.body(), what);
         }
         String message = what + " answered " + status + ": " + abbreviate(response.body());
+        if (status == 504 && DEADLINE_EXCEEDED.equals(problemType(response.body()))) {
+            // It did not start: the deadline it was sent would pass first (rule 5). Timed out, without
+            // effect; whether that is the participant's fault is judged by the time the attempt had.
+            throw new TimedOutFailure(message, null, false);
+        }
         switch (outcomeOf(status)) {
             case FAILED_WITHOUT_EFFECT -> throw TransientFailure.withoutEffect(message, null);
             case FAILED_MAYBE_EFFECTIVE -> throw new TransientFailure(message);
             default -> throw new ParticipantError(participant, message, status, response.body());
+        }
+    }
+
+    /** The problem type (RFC 9457 {@code type}) of a JSON problem body, or null. */
+    private static String problemType(String body) {
+        try {
+            JsonNode type = JSON.readTree(body).get("type");
+            return type != null && type.isTextual() ? type.textValue() : null;
+        } catch (JsonProcessingException | RuntimeException e) {
+            return null;
         }
     }
 
@@ -156,8 +174,8 @@ final class Exchange {
         } catch (java.net.http.HttpConnectTimeoutException e) {
             throw TransientFailure.withoutEffect(what + ": could not connect in time (" + e.getMessage() + ")", e);
         } catch (HttpTimeoutException e) {
-            throw new TransientFailure(what + " timed out (" + e.getMessage() + ", timeout "
-                    + request.timeout().map(Duration::toMillis).orElse(0L) + " ms)", e);
+            throw new TimedOutFailure(what + " timed out (" + e.getMessage() + ", timeout "
+                    + request.timeout().map(Duration::toMillis).orElse(0L) + " ms)", e, true);
         } catch (ConnectException e) {
             throw TransientFailure.withoutEffect(what + ": connection refused or failed (" + e + ")", e);
         } catch (IOException e) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sagas.orchestrator.ordering.OrderLine;
 import org.sagas.orchestrator.ordering.InventoryPort.Reservation;
+import org.sagas.orchestrator.resilience.TimedOutFailure;
 import org.sagas.orchestrator.resilience.TransientFailure;
 
 class HttpInventoryClientTest {
@@ -115,6 +116,29 @@ class HttpInventoryClientTest {
         inventory.answering(status, "{}");
         assertThatThrownBy(() -> client.reserve("k", ORDER, LINES, TIMEOUT, 0))
                 .isInstanceOfSatisfying(TransientFailure.class, e -> assertThat(e.mayHaveTakenEffect()).isTrue());
+    }
+
+    @Test
+    void shouldReadADeadlineItWouldNotMeetAsATimeoutWithoutEffect() {
+        // Given an inventory that answers it did not start: the deadline it was sent would pass first
+        inventory.answering(504, "{\"type\":\"/problems/deadline-exceeded\",\"status\":504}");
+        // When reserving
+        // Then the attempt timed out and certainly did nothing, for the stack to judge by its time
+        assertThatThrownBy(() -> client.reserve("k", ORDER, LINES, TIMEOUT, 0))
+                .isInstanceOfSatisfying(TimedOutFailure.class, e -> assertThat(e.mayHaveTakenEffect()).isFalse());
+    }
+
+    @Test
+    void shouldKeepAnyOther504Unknown() {
+        // Given an inventory whose 504 names another problem (an answer lost on its way)
+        inventory.answering(504, "{\"type\":\"/problems/answer-lost\",\"status\":504}");
+        // When reserving
+        // Then the outcome is unknown, and not a timeout
+        assertThatThrownBy(() -> client.reserve("k", ORDER, LINES, TIMEOUT, 0))
+                .isInstanceOfSatisfying(TransientFailure.class, e -> {
+                    assertThat(e).isNotInstanceOf(TimedOutFailure.class);
+                    assertThat(e.mayHaveTakenEffect()).isTrue();
+                });
     }
 
     @ParameterizedTest

@@ -62,7 +62,8 @@ public final class AdmissionControl implements ApiServer.Admission {
         Preflight NONE = (deadline, congested, refusal) -> Optional.of(Permit.none());
 
         /**
-         * @param congested whether the product queues on its own resources now ({@link PriorityShedder#congested})
+         * @param congested whether the product queues on its own resources now ({@link PriorityShedder#congested}),
+         *     for a request not of high priority
          * @param refusal told why, when the answer is empty
          * @return what to release when the request ends, or empty to refuse it as overloaded
          */
@@ -162,7 +163,11 @@ public final class AdmissionControl implements ApiServer.Admission {
         // Queueing: judged so by the limit's last window, or this very request waited for the product
         // (in the server before admission, or for a slot) longer than a core's run queue may hold it.
         boolean queueing = shedder.congested() || admitted - request.arrivedNanos() > QUEUEING_NANOS;
-        Optional<Permit> place = preflight.hold(deadlineEpochMillis, queueing, cause -> why[0] = cause);
+        // A high-priority order is not judged ahead on its deadline: it is given whatever time is
+        // left, as on an idle product, and a reservation that time cuts short is asked again (ADR
+        // 0021). Normal and low ones are refused here first, so high ones keep their success.
+        Optional<Permit> place = preflight.hold(deadlineEpochMillis, queueing && priority != Priority.HIGH,
+                cause -> why[0] = cause);
         if (place.isEmpty()) {
             permit.get().close();
             shedder.countShed(priority);

@@ -27,6 +27,7 @@ public final class ResilientInventoryActions implements InventoryActions {
     private final ResilientDependency stack;
     private final Counter reserveFallbacks;
     private final Counter releaseFallbacks;
+    private final Counter askedAgain;
     private final boolean degradedMode;
 
     /**
@@ -42,38 +43,70 @@ public final class ResilientInventoryActions implements InventoryActions {
                 .description("Calls that could not be made or failed transiently and were parked").register(registry);
         this.releaseFallbacks = Counter.builder("saga.fallback").tag("operation", "release")
                 .description("Calls that could not be made or failed transiently and were parked").register(registry);
+        this.askedAgain = Counter.builder("saga.reservations.asked.again")
+                .description("Reservations cut short by the product's own slowness, asked again under their key")
+                .register(registry);
     }
 
     @Override
     public StepResult<OrderData> reserve(OrderData order, StepContext context) {
         try {
-            InventoryPort.Reservation answer = stack.call(Deadline.ofEpochMillis(context.deadlineEpochMillis()),
-                    timeout -> inventory.reserve(order.reserveKey(), order.orderId(), order.lines(), timeout,
-                            context.deadlineEpochMillis()));
-            return answer == InventoryPort.Reservation.RESERVED ? StepResult.done(order)
-                    : StepResult.refused(OrderReason.OUT_OF_STOCK.because("inventory holds too little stock"));
+            return reserved(order, ask(order, Deadline.ofEpochMillis(context.deadlineEpochMillis())));
         } catch (ParticipantRefused e) {
-            log.warn("order {} refused: inventory refused its reservation for good ({})", order.orderId(),
-                    e.getMessage());
-            return StepResult.refused(OrderReason.ORDER_REFUSED.because(e.getMessage()));
+            return refused(order, e);
         } catch (DependencyUnavailable e) {
-            Reason reason = OrderReason.INVENTORY_UNAVAILABLE.because(describe(e));
-            if (!degradedMode) {
-                log.warn("order {} refused: inventory {} ({}) and degraded mode is off{}", order.orderId(),
-                        e.reason(), cause(e), e.mayHaveTakenEffect() ? "; releasing what it may have reserved" : "");
-                return e.mayHaveTakenEffect() ? StepResult.abandoned(reason) : StepResult.refused(reason);
+            if (!(e.cutShort() && e.mayHaveTakenEffect() && !stack.failingLately())) {
+                return unavailable(order, e);
             }
-            if (notSent(e) && !stack.failingLately()) {
-                // Our own want of capacity, inventory not known to fail: a fresh submission is withdrawn
-                // (503, nothing stored), a resumed one parks (docs/decisions/0021).
-                log.info("order {}: reservation not sent, the product's own {}", order.orderId(), e.reason());
-                return StepResult.untried(OrderSaga.INVENTORY, reason);
+            // Sent, then cut short by the product's own slowness, inventory not known to fail: the
+            // outcome is unknown for no fault of inventory's. Asked again under the same key with a
+            // whole attempt of its own, inventory says what it holds (docs/decisions/0021).
+            askedAgain.increment();
+            log.info("order {}: reservation cut short by the product's own slowness ({}); asking again under its key",
+                    order.orderId(), describe(e));
+            try {
+                return reserved(order, ask(order, Deadline.after(stack.config().timeout().attemptTimeout())));
+            } catch (ParticipantRefused again) {
+                return refused(order, again);
+            } catch (DependencyUnavailable again) {
+                return unavailable(order, again);
             }
-            reserveFallbacks.increment();
-            log.warn("order {} pending confirmation: inventory {} ({})", order.orderId(), e.reason(), cause(e));
-            return e.mayHaveTakenEffect() ? StepResult.unknown(OrderSaga.INVENTORY, reason)
-                    : StepResult.unavailable(OrderSaga.INVENTORY, reason);
         }
+    }
+
+    private InventoryPort.Reservation ask(OrderData order, Deadline deadline) {
+        return stack.call(deadline, timeout -> inventory.reserve(order.reserveKey(), order.orderId(), order.lines(),
+                timeout, deadline.epochMillis()));
+    }
+
+    private static StepResult<OrderData> reserved(OrderData order, InventoryPort.Reservation answer) {
+        return answer == InventoryPort.Reservation.RESERVED ? StepResult.done(order)
+                : StepResult.refused(OrderReason.OUT_OF_STOCK.because("inventory holds too little stock"));
+    }
+
+    private static StepResult<OrderData> refused(OrderData order, ParticipantRefused e) {
+        log.warn("order {} refused: inventory refused its reservation for good ({})", order.orderId(), e.getMessage());
+        return StepResult.refused(OrderReason.ORDER_REFUSED.because(e.getMessage()));
+    }
+
+    private StepResult<OrderData> unavailable(OrderData order, DependencyUnavailable e) {
+        Reason reason = OrderReason.INVENTORY_UNAVAILABLE.because(describe(e));
+        if (!degradedMode) {
+            log.warn("order {} refused: inventory {} ({}) and degraded mode is off{}", order.orderId(),
+                    e.reason(), cause(e), e.mayHaveTakenEffect() ? "; releasing what it may have reserved" : "");
+            return e.mayHaveTakenEffect() ? StepResult.abandoned(reason) : StepResult.refused(reason);
+        }
+        if (ourOwnWithoutEffect(e) && !stack.failingLately()) {
+            // Our own want of capacity, inventory not known to fail and nothing reserved: a fresh
+            // submission is withdrawn (503, nothing stored), a resumed one parks (docs/decisions/0021).
+            log.info("order {}: nothing reserved for the product's own lack of time or capacity ({})",
+                    order.orderId(), describe(e));
+            return StepResult.untried(OrderSaga.INVENTORY, reason);
+        }
+        reserveFallbacks.increment();
+        log.warn("order {} pending confirmation: inventory {} ({})", order.orderId(), e.reason(), cause(e));
+        return e.mayHaveTakenEffect() ? StepResult.unknown(OrderSaga.INVENTORY, reason)
+                : StepResult.unavailable(OrderSaga.INVENTORY, reason);
     }
 
     @Override
@@ -98,9 +131,14 @@ public final class ResilientInventoryActions implements InventoryActions {
         }
     }
 
-    private static boolean notSent(DependencyUnavailable e) {
+    /**
+     * Not sent for want of capacity, or sent with too little time and answered that the deadline
+     * passed before inventory started: either way nothing was reserved, and the time was ours.
+     */
+    private static boolean ourOwnWithoutEffect(DependencyUnavailable e) {
         return e.reason() == DependencyUnavailable.Reason.BULKHEAD_FULL
-                || e.reason() == DependencyUnavailable.Reason.DEADLINE_TOO_SHORT;
+                || e.reason() == DependencyUnavailable.Reason.DEADLINE_TOO_SHORT
+                || e.cutShort() && !e.mayHaveTakenEffect();
     }
 
     private static String describe(DependencyUnavailable e) {

@@ -32,6 +32,15 @@ final class AnswerTime {
     }
 
     /**
+     * Whether an attempt allowed {@code allowed}, less than its own timeout, would most likely time
+     * out: the dependency usually takes longer than that to answer. False before any answer.
+     */
+    boolean usuallyLongerThan(Duration allowed, Duration ownTimeout) {
+        double average = averageNanos;
+        return allowed.compareTo(ownTimeout) < 0 && average > allowed.toNanos();
+    }
+
+    /**
      * The shortest attempt that {@link #wasFair} would count: {@value #FAIR_MULTIPLE} times the
      * usual answer time, never more than the attempt's own timeout; zero before any answer (nothing
      * is known, so no call is refused for want of time).

@@ -22,6 +22,7 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * on the stack; the budget and the listener are thread-safe.
  */
 final class AttemptLoop {
+    private static final long NOTICE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final String dependency;
     private final TimeoutConfig timeout;
@@ -60,7 +61,10 @@ final class AttemptLoop {
         boolean atFault = false;
         for (int attempt = 1; ; attempt++) {
             Duration attemptTimeout = deadline.cap(timeout.attemptTimeout());
-            if (attemptTimeout.compareTo(timeout.minimumUsefulBudget()) < 0) {
+            // An attempt with less time than the dependency usually takes would time out with its
+            // outcome unknown, for time the product spent: it is not sent (docs/decisions/0021).
+            if (attemptTimeout.compareTo(timeout.minimumUsefulBudget()) < 0
+                    || answerTime.usuallyLongerThan(attemptTimeout, timeout.attemptTimeout())) {
                 return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect, atFault);
             }
             if (attempt == 1 && budget != null) {
@@ -74,8 +78,8 @@ final class AttemptLoop {
             } catch (TransientFailure failure) {
                 lastFailure = failure;
                 mayHaveTakenEffect |= failure.mayHaveTakenEffect();
-                atFault |= !(failure instanceof AttemptTimedOut) || answerTime.wasFair(attemptTimeout,
-                        timeout.attemptTimeout());
+                atFault |= !(failure instanceof TimedOutFailure) || answerTime.wasFair(onACore(attemptTimeout,
+                        System.nanoTime() - started), timeout.attemptTimeout());
             }
             Optional<Duration> pause = backoffBeforeRetry(attempt, deadline);
             if (pause.isEmpty() || !sleep(pause.get())) {
@@ -83,6 +87,18 @@ final class AttemptLoop {
             }
             listener.onRetry(dependency, attempt + 1);
         }
+    }
+
+    /**
+     * The time an attempt allowed {@code allowed} really had: less by how late its timeout was
+     * noticed. A thread that learns of a timeout long after it fell due was waiting for a core, and
+     * so was whatever would have read the answer (the product starved of CPU, docs/decisions/0021).
+     * Lateness within {@code NOTICE_SLACK} (a core's usual wake-up, the lag admission tolerates) is
+     * not counted, so an attempt given its whole timeout on an idle product stays a fair one.
+     */
+    static Duration onACore(Duration allowed, long tookNanos) {
+        long late = Math.max(0, tookNanos - allowed.toNanos() - NOTICE_SLACK_NANOS);
+        return late >= allowed.toNanos() ? Duration.ZERO : allowed.minusNanos(late);
     }
 
     /** Returns the pause before the next attempt, or empty if there must be no next attempt. */
@@ -116,7 +132,7 @@ final class AttemptLoop {
 
     private static <T> AttemptOutcome<T> failed(TransientFailure lastFailure, boolean mayHaveTakenEffect,
             boolean atFault) {
-        Reason reason = lastFailure instanceof AttemptTimedOut ? Reason.TIMEOUT : Reason.RETRIES_EXHAUSTED;
+        Reason reason = lastFailure instanceof TimedOutFailure ? Reason.TIMEOUT : Reason.RETRIES_EXHAUSTED;
         return new Failed<>(reason, lastFailure, mayHaveTakenEffect, atFault);
     }
 }

@@ -20,7 +20,10 @@ public class DependencyUnavailable extends RuntimeException {
         BREAKER_OPEN,
         /** No bulkhead permit became free within the allowed wait; nothing was sent. */
         BULKHEAD_FULL,
-        /** Less than the minimum useful budget was left before the deadline; nothing was sent. */
+        /**
+         * Less than the minimum useful budget, or less than the dependency usually takes to answer,
+         * was left before the deadline; nothing was sent.
+         */
         DEADLINE_TOO_SHORT,
         /** Every allowed attempt failed transiently; the cause is the last failure. */
         RETRIES_EXHAUSTED,
@@ -31,6 +34,7 @@ public class DependencyUnavailable extends RuntimeException {
     private final String dependency;
     private final Reason reason;
     private final boolean mayHaveTakenEffect;
+    private final boolean cutShort;
 
     /** Creates the exception for a call that was never sent. */
     public DependencyUnavailable(String dependency, Reason reason) {
@@ -51,11 +55,24 @@ public class DependencyUnavailable extends RuntimeException {
      * @param mayHaveTakenEffect true when some attempt may have acted at the dependency
      */
     public DependencyUnavailable(String dependency, Reason reason, Throwable cause, boolean mayHaveTakenEffect) {
+        this(dependency, reason, cause, mayHaveTakenEffect, false);
+    }
+
+    /**
+     * Creates the exception for a call whose attempts were sent.
+     *
+     * @param mayHaveTakenEffect true when some attempt may have acted at the dependency
+     * @param cutShort true when every attempt failed only because the product had left it too little
+     *     time (its own slowness; docs/decisions/0021): no verdict on the dependency
+     */
+    public DependencyUnavailable(String dependency, Reason reason, Throwable cause, boolean mayHaveTakenEffect,
+            boolean cutShort) {
         super(Objects.requireNonNull(dependency, "dependency") + " unavailable: "
                 + Objects.requireNonNull(reason, "reason"), cause);
         this.dependency = dependency;
         this.reason = reason;
         this.mayHaveTakenEffect = mayHaveTakenEffect;
+        this.cutShort = cutShort;
     }
 
     /** Returns the name of the dependency, as in {@link ResilienceConfig#dependency()}. */
@@ -74,5 +91,13 @@ public class DependencyUnavailable extends RuntimeException {
      */
     public boolean mayHaveTakenEffect() {
         return mayHaveTakenEffect;
+    }
+
+    /**
+     * Whether the attempts sent failed only for the time the product itself had left them: they ran
+     * out of time with less than a fair chance. False for a call not sent and for a real failure.
+     */
+    public boolean cutShort() {
+        return cutShort;
     }
 }

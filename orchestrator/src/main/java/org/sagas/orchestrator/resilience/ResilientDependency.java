@@ -264,7 +264,7 @@ public final class ResilientDependency {
                 listener.onCutShort(config.dependency());
             }
             throw new DependencyUnavailable(config.dependency(), failed.reason(), failed.lastFailure(),
-                    failed.mayHaveTakenEffect());
+                    failed.mayHaveTakenEffect(), !failed.dependencyAtFault());
         }
         // The bulkhead wait used up the time: nothing was sent, so nothing for the breaker to record.
         throw rejected(Reason.DEADLINE_TOO_SHORT);

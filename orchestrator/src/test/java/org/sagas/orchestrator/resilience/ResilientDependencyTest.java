@@ -367,16 +367,67 @@ class ResilientDependencyTest {
         });
         List<Duration> given = new CopyOnWriteArrayList<>();
 
-        // When two calls arrive with 20 ms left of their deadline (the rest spent inside the product)
+        // When two calls arrive with 60 ms left of their deadline (the rest spent inside the product)
         for (int i = 0; i < 2; i++) {
-            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(20)),
+            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(60)),
                     blockingFor2Seconds(given)));
             assertThat(cut.reason()).isEqualTo(Reason.TIMEOUT);
+            assertThat(cut.cutShort()).isTrue();
         }
 
-        // Then the breaker stays closed: 20 ms is no fair chance for any dependency's timeout
+        // Then the breaker stays closed: 60 ms, twice the usual answer, is no fair chance
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
         assertThat(listener.cutShort()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldNotSendAnAttemptWithLessTimeThanTheDependencyUsuallyTakes() {
+        // Given a dependency that usually answers in 30 ms
+        ResilientDependency dependency = create(fastBreaker());
+        dependency.call(generous(), timeout -> {
+            Thread.sleep(30);
+            return "reserved";
+        });
+
+        // When a call comes with 15 ms left of its deadline
+        DependencyUnavailable thrown = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(15)),
+                answering("reserved")));
+
+        // Then nothing is sent (it would time out, its outcome unknown), and it is not the dependency's doing
+        assertThat(thrown.reason()).isEqualTo(Reason.DEADLINE_TOO_SHORT);
+        assertThat(thrown.mayHaveTakenEffect()).isFalse();
+        assertThat(attempts).hasValue(0);
+        assertThat(dependency.failingLately()).isFalse();
+    }
+
+    @Test
+    void shouldJudgeADeadlineTheDependencyCouldNotMeetByTheTimeItWasGiven() {
+        // Given breaker decisions after two calls, and a dependency that usually answers in 30 ms
+        ResilientDependency dependency = create(fastBreaker());
+        dependency.call(generous(), timeout -> {
+            Thread.sleep(30);
+            return "reserved";
+        });
+        AttemptFunction<String> notStarted = timeout -> {
+            throw new TimedOutFailure("the deadline would pass first", null, false);
+        };
+
+        // When two calls left 60 ms are answered that it did not start: the deadline would pass first
+        for (int i = 0; i < 2; i++) {
+            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(60)),
+                    notStarted));
+            // Then each is cut short, without effect, and the breaker has no verdict
+            assertThat(cut.cutShort()).isTrue();
+            assertThat(cut.mayHaveTakenEffect()).isFalse();
+        }
+        assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
+        assertThat(dependency.failingLately()).isFalse();
+
+        // And when it answers the same to calls given their whole attempt timeout, the fault is its own
+        for (int i = 0; i < 2; i++) {
+            assertThat(unavailable(() -> dependency.call(generous(), notStarted)).cutShort()).isFalse();
+        }
+        assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
     }
 
     @Test

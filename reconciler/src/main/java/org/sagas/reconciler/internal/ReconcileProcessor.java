@@ -1,7 +1,6 @@
 package org.sagas.reconciler.internal;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,23 +13,24 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.reconciler.Finding;
 import org.sagas.reconciler.ReconcilerConfig;
 
 /**
- * The reconciliation over all inputs, keyed by order: drops redelivered messages (by message id, in
- * a windowed store), applies each fact to the order's {@link OrderLedger}, lets the
- * {@link Evaluator} decide, and forwards the findings it opens or resolves. Suspicions fall due
- * on wall-clock time: a punctuator re-evaluates the orders whose next due time passed (kept in a
+ * The reconciliation over all inputs, keyed by order: applies each fact to the order's
+ * {@link OrderLedger}, lets the {@link Evaluator} decide, and forwards the findings it opens or
+ * resolves. A redelivered or replayed fact is applied again and teaches nothing: the ledger is
+ * idempotent by construction (statuses by saga version, entries by cursor, firsts kept), which is
+ * what makes at-least-once processing safe here. A store of message ids seen would not be: its
+ * writes reach the changelog at once while the cached ledger's wait for the commit, so after a
+ * crash between the two a replayed fact was skipped as seen and its effect lost (docs/decisions/0029).
+ * Suspicions fall due on wall-clock time: a punctuator re-evaluates the orders whose next due time passed (kept in a
  * store ordered by time), so a finding opens even when no further record arrives for its order.
  */
 public final class ReconcileProcessor implements Processor<String, Observation, String, Finding> {
     public static final String LEDGERS = "order-ledger";
     public static final String TIMERS = "due-checks";
-    public static final String SEEN = "seen-message-ids";
     public static final String FINDING_TYPE = "ReconciliationFinding";
 
     private final ReconcilerConfig config;
@@ -39,7 +39,6 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     private ProcessorContext<String, Finding> context;
     private KeyValueStore<String, OrderLedger> ledgers;
     private KeyValueStore<String, String> timers;
-    private WindowStore<String, Long> seen;
     /** Per input topic: the latest record timestamp seen in this task, and the wall-clock time it came. */
     private final Map<String, long[]> inputClocks = new HashMap<>();
     private long startedAt;
@@ -55,7 +54,6 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         this.context = context;
         this.ledgers = context.getStateStore(LEDGERS);
         this.timers = context.getStateStore(TIMERS);
-        this.seen = context.getStateStore(SEEN);
         this.startedAt = context.currentSystemTimeMs();
         context.schedule(config.checkInterval(), PunctuationType.WALL_CLOCK_TIME, this::checkDue);
     }
@@ -63,9 +61,6 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
     @Override
     public void process(Record<String, Observation> record) {
         Observation o = record.value();
-        if (o.messageId() != null && seenBefore(o.messageId(), record.timestamp())) {
-            return; // the relay delivers at least once: a message seen before has had its effect
-        }
         tick(record.timestamp());
         OrderLedger ledger = ledgers.get(o.orderId());
         if (ledger == null) {
@@ -107,18 +102,6 @@ public final class ReconcileProcessor implements Processor<String, Observation, 
         long[] clock = inputClocks.computeIfAbsent(topic, t -> new long[2]);
         clock[0] = Math.max(clock[0], recordTimestamp);
         clock[1] = context.currentSystemTimeMs();
-    }
-
-    private boolean seenBefore(String messageId, long timestamp) {
-        long window = config.dedupWindow().toMillis();
-        try (WindowStoreIterator<Long> earlier = seen.fetch(messageId, Instant.ofEpochMilli(Math.max(0, timestamp
-                - window)), Instant.ofEpochMilli(timestamp + window))) {
-            if (earlier.hasNext()) {
-                return true;
-            }
-        }
-        seen.put(messageId, timestamp, timestamp);
-        return false;
     }
 
     /**
