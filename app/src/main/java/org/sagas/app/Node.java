@@ -105,12 +105,18 @@ final class Node implements AutoCloseable {
                 settings.degradedMode()), settings.paymentTimeout());
         this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
                 settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
-                () -> relayWakeUp.run(), tracing).register(orderSaga).register(orderSagaV2)
-                .registerMigration(new OrderSagaV1ToV2());
+                () -> relayWakeUp.run(), tracing).register(orderSaga);
+        // A process told to run no later version is, for the saga, the build before it (a rolling
+        // deploy's old processes, or a version rolled out to some processes first).
+        if (settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_HIGHEST) >= orderSagaV2.version()) {
+            engine.register(orderSagaV2).registerMigration(new OrderSagaV1ToV2());
+        }
         try {
             engine.startOn(OrderSaga.TYPE, settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_VERSION));
         } catch (IllegalArgumentException e) {
-            throw new ConfigurationError("SAGA_ORDER_SAGA_VERSION: " + e.getMessage(), e);
+            throw new ConfigurationError("SAGA_ORDER_SAGA_VERSION: " + e.getMessage()
+                    + " (SAGA_ORDER_SAGA_HIGHEST_VERSION is " + settings.orchestrator().get(
+                            OrchestratorSettings.ORDER_SAGA_HIGHEST) + ")", e);
         }
         // Any saga's move counts as activity: the jobs that look for work back off without it.
         engine.onTransition(saga -> activity.touch());

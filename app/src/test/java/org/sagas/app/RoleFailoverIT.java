@@ -72,7 +72,9 @@ class RoleFailoverIT {
     private static final Map<String, String> FAST = Map.of(
             "SAGA_RECONCILER_UNKNOWN_ORDER_GRACE_MS", "3000",
             "SAGA_RECONCILER_PULL_INTERVAL_MS", "200",
-            "SAGA_STEP_LEASE_MS", "5000");
+            "SAGA_STEP_LEASE_MS", "5000",
+            // The build before orders saga version 2, until the rolling deploy (Order 6) brings it
+            "SAGA_ORDER_SAGA_HIGHEST_VERSION", "1");
     private static final Duration SETTLE = Duration.ofSeconds(90);
     private static final long CHAOS_SEED = 11;
     private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -361,6 +363,62 @@ class RoleFailoverIT {
 
     @Test
     @Order(6)
+    void shouldEndEveryOrderOnItsOwnVersionThroughARollingDeployToVersionTwoMidLoad() {
+        long from = System.nanoTime();
+        // Given the cluster on the build before version 2, under the load, with orders parked on an
+        // inventory that is down and charges under way at a provider answering in 1.5 s
+        put(cluster.inventoryUrl() + "/_faults", "{\"down\":true}");
+        put(cluster.paymentUrl() + "/_faults", "{\"latencyMs\":1500}");
+        await("orders parked on version 1").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .until(() -> db.withHandle(h -> h.createQuery("SELECT count(*) FROM saga_instance WHERE status ="
+                        + " 'PARKED' AND definition_version = 1").mapTo(Integer.class).one()) >= 3);
+
+        // When the processes that run the saga are replaced one at a time by the new build, which
+        // starts new orders on version 2: an api first, so that version 2 orders exist while a saga
+        // worker and an api of the old build still run; inventory comes back halfway
+        Map<String, String> newBuild = Map.of("SAGA_ORDER_SAGA_HIGHEST_VERSION", "2", "SAGA_ORDER_SAGA_VERSION", "2");
+        List<String> rollout = List.of("api-1", "saga-worker-1", "reconciler-1", "saga-worker-2", "reconciler-2",
+                "api-2");
+        for (String name : rollout) {
+            RoleProcess p = process(name).redeploy(newBuild);
+            awaitReady(p);
+            if (name.equals("reconciler-1")) {
+                put(cluster.inventoryUrl() + "/_faults", "{\"down\":false}");
+            }
+        }
+        put(cluster.paymentUrl() + "/_faults", "{\"latencyMs\":0}");
+        Set<UUID> orders = load.acceptedSince(from);
+
+        // Then every order ended, none charged twice, stock adds up, no reservation left behind, and no
+        // incident: no process took an instance of a version it does not have
+        check(orders, Invariant.NOT_TERMINAL, Invariant.CHARGED_TWICE, Invariant.CONFIRMED_WITHOUT_CAPTURE,
+                Invariant.CAPTURE_NOT_REFUNDED, Invariant.STOCK_MISMATCH, Invariant.RESERVED_NOT_LIVE,
+                Invariant.OPEN_INCIDENTS);
+        // And each ran its own version to its end: a version 1 order never screened, even one parked
+        // before the deploy and resumed by the new build; every version 2 order screened before its charge
+        Map<UUID, Integer> versions = new LinkedHashMap<>();
+        db.useHandle(h -> h.createQuery("SELECT saga_id, definition_version FROM saga_instance WHERE saga_id = ANY(:ids)")
+                .bind("ids", orders.toArray(UUID[]::new))
+                .map((rs, ctx) -> Map.entry(rs.getObject(1, UUID.class), rs.getInt(2)))
+                .forEach(e -> versions.put(e.getKey(), e.getValue())));
+        assertThat(versions.values()).contains(1, 2);
+        int resumedOnV1 = 0;
+        for (Map.Entry<UUID, Integer> order : versions.entrySet()) {
+            List<String> steps = db.withHandle(h -> h.createQuery("SELECT step FROM saga_history WHERE saga_id = :id"
+                    + " ORDER BY id").bind("id", order.getKey()).mapTo(String.class).list());
+            if (order.getValue() == 1) {
+                assertThat(steps).as("steps of version 1 order %s", order.getKey()).doesNotContain("SCREEN_FRAUD");
+                resumedOnV1 += steps.stream().filter("RESERVE_STOCK"::equals).count() > 1 ? 1 : 0;
+            } else if (steps.contains("CHARGE_PAYMENT")) {
+                assertThat(steps).as("steps of version 2 order %s", order.getKey())
+                        .containsSubsequence("RESERVE_STOCK", "SCREEN_FRAUD", "CHARGE_PAYMENT");
+            }
+        }
+        assertThat(resumedOnV1).as("version 1 orders parked before the deploy and resumed after it").isPositive();
+    }
+
+    @Test
+    @Order(7)
     void shouldHoldEveryInvariantAfterAMinuteOfChaosOnTheSameCluster() {
         // Given the failovers' load done and every process back
         load.close();

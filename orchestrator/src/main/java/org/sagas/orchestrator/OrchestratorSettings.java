@@ -126,6 +126,10 @@ public final class OrchestratorSettings {
             "version", ENGINE, "the orders saga's definition version new orders start on: 1 (reserve, charge) or 2 (reserve,"
                     + " fraud screen, charge); an order keeps the version it started on to its end (docs/design.md,"
                     + " \"A second version of a saga\")");
+    public static final Setting<Integer> ORDER_SAGA_HIGHEST = integer("SAGA_ORDER_SAGA_HIGHEST_VERSION", 2, 1, 1_000,
+            "version", ENGINE, "the highest orders saga version this process runs (default: the highest it has, 2); set"
+                    + " lower, the process runs as a build without the later versions: it takes no instance of them,"
+                    + " to roll a new version out to some processes first (docs/design.md, \"A second version of a saga\")");
     public static final Setting<Duration> VERSIONS_HEARTBEAT = millis("SAGA_VERSIONS_HEARTBEAT_MS", 10_000, 100,
             3_600_000, ENGINE, "how often a process records the saga definition versions it has; silent for 3 of"
                     + " these, they no longer let another process start (docs/decisions/0025)");
@@ -139,5 +143,5 @@ public final class OrchestratorSettings {
             SAGA_RETENTION, AUDIT_RETENTION, FINDING_RETENTION, BATCH_RETENTION, IDEMPOTENCY_RETENTION, GAUGES_PERIOD,
             INCIDENT_GAUGES_PERIOD, STOP_WAIT, STEP_MAX_RETRIES,
             CONSUMER_RETRY, PAYMENT_RESEND_AFTER, PAYMENT_MAX_RESENDS, INBOX_RETENTION, RELAY_IDLE_POLL, IDLE_BACKOFF,
-            ORDER_SAGA_VERSION, VERSIONS_HEARTBEAT));
+            ORDER_SAGA_VERSION, ORDER_SAGA_HIGHEST, VERSIONS_HEARTBEAT));
 }

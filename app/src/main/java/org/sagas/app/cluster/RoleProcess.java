@@ -28,7 +28,7 @@ public final class RoleProcess {
     private final String name;
     private final String role;
     private final int httpPort;
-    private final Map<String, String> env;
+    private Map<String, String> env;
     private final Path log;
     private Process process;
     private boolean paused;
@@ -156,6 +156,18 @@ public final class RoleProcess {
             signal("CONT");
         }
         paused = false;
+    }
+
+    /**
+     * One step of a rolling deploy: an orderly stop, then a start with {@code changes} to its
+     * settings (the new build's), kept for every later start.
+     */
+    public RoleProcess redeploy(Map<String, String> changes) {
+        stop();
+        Map<String, String> next = new java.util.LinkedHashMap<>(env);
+        next.putAll(changes);
+        env = Map.copyOf(next);
+        return start();
     }
 
     /** SIGTERM and its orderly stop, forcibly after 30 s. */
