@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
 final class Cluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Cluster.class);
     /** The roles in the order they start: what is called before what calls it. */
-    static final List<String> ROLES = List.of("relay", "payment-worker", "saga-worker", "reconciler", "api");
+    static final List<String> ROLES = Role.labels(Role.PRODUCT);
     private static final Duration READY_WITHIN = Duration.ofMinutes(4);
     /** How many times a process that ends before it is ready is started, in all. */
     private static final int STARTS = 3;

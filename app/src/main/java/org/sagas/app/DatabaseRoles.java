@@ -29,7 +29,7 @@ final class DatabaseRoles {
     static final String OWNER = "sagas_owner";
     static final String GROUP = "sagas_app";
     /** The roles that log in to the product's database; the sandbox keeps a database of its own. */
-    static final List<String> PRODUCT_ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler");
+    static final List<String> PRODUCT_ROLES = Role.labels(Role.PRODUCT);
     /** The grants, on the class path (app/pom.xml copies ops/postgres/grants.sql). */
     static final String GRANTS = "ops/postgres/grants.sql";
 

@@ -4,10 +4,10 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -43,7 +43,7 @@ import org.sagas.reconciler.RepairWorker;
  * {@code orders.commands}, which no role writes: shops do, under ACLs of their own (docs/security.md).
  */
 enum KafkaAccess {
-    API("api") {
+    API(Role.API) {
         @Override
         List<AclBinding> grants(String principal) {
             // Orders placed through Kafka are consumed by the api role (docs/events.md).
@@ -61,13 +61,13 @@ enum KafkaAccess {
             return acl;
         }
     },
-    SAGA_WORKER("saga-worker") {
+    SAGA_WORKER(Role.SAGA_WORKER) {
         @Override
         List<AclBinding> grants(String principal) {
             return consumer(principal, Topics.PAYMENTS_EVENTS, SagaReplyConsumer.CONSUMER);
         }
     },
-    RELAY("relay") {
+    RELAY(Role.RELAY) {
         @Override
         List<AclBinding> grants(String principal) {
             return List.of(Topics.PAYMENTS_COMMANDS, Topics.PAYMENTS_EVENTS, Topics.ORDERS_EVENTS,
@@ -75,13 +75,13 @@ enum KafkaAccess {
                     .map(t -> topic(principal, t, AclOperation.WRITE)).toList();
         }
     },
-    PAYMENT_WORKER("payment-worker") {
+    PAYMENT_WORKER(Role.PAYMENT_WORKER) {
         @Override
         List<AclBinding> grants(String principal) {
             return consumer(principal, Topics.PAYMENTS_COMMANDS, PaymentWorker.CONSUMER);
         }
     },
-    RECONCILER("reconciler") {
+    RECONCILER(Role.RECONCILER) {
         @Override
         List<AclBinding> grants(String principal) {
             List<AclBinding> acl = new ArrayList<>();
@@ -105,27 +105,27 @@ enum KafkaAccess {
         }
     },
     /** The participants' stand-in: it only checks that Kafka answers. */
-    SANDBOX("sandbox") {
+    SANDBOX(Role.SANDBOX) {
         @Override
         List<AclBinding> grants(String principal) {
             return List.of();
         }
     };
 
-    private final String role;
+    private final Role role;
 
-    KafkaAccess(String role) {
+    KafkaAccess(Role role) {
         this.role = role;
     }
 
     /** The role's name as {@code ./sagas <role>} spells it. */
     String role() {
-        return role;
+        return role.label();
     }
 
     /** The role's SCRAM user. */
     String user() {
-        return "sagas-" + role;
+        return "sagas-" + role.label();
     }
 
     /** What the role's user may do beyond describing the product's topics, which every role may. */
@@ -145,7 +145,8 @@ enum KafkaAccess {
 
     /** The access of a role by its name. */
     static KafkaAccess of(String role) {
-        return valueOf(role.toUpperCase(Locale.ROOT).replace('-', '_'));
+        Role r = Role.of(role).orElseThrow(() -> new IllegalArgumentException("no role " + role));
+        return Arrays.stream(values()).filter(a -> a.role == r).findFirst().orElseThrow();
     }
 
     /**

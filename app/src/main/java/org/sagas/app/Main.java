@@ -16,7 +16,7 @@ import org.sagas.app.cli.EventsCli;
  * non-zero exit.
  */
 public final class Main {
-    static final List<String> ROLES = List.of("api", "saga-worker", "relay", "payment-worker", "reconciler", "sandbox");
+    static final List<String> ROLES = Role.labels(java.util.EnumSet.allOf(Role.class));
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--fraud-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
@@ -113,9 +113,9 @@ public final class Main {
                 case "fuzz":
                     return Fuzz.run(flags, settings, out);
                 default:
-                    List<String> roles = List.of(command.split(",", -1));
-                    if (ROLES.containsAll(roles)) {
-                        return serve(Product.roles(roles, settings, out));
+                    java.util.Optional<Set<Role>> roles = Role.parse(List.of(command.split(",", -1)));
+                    if (roles.isPresent()) {
+                        return serve(Product.roles(roles.get(), settings, out));
                     }
                     err.println("sagas: error: unknown command '" + command + "' (see ./sagas --help)");
                     return 2;

@@ -94,7 +94,7 @@ final class Product implements AutoCloseable {
             }
             product.adminTokenDir = product.adminTokenDir(s);
             s = SandboxSettings.forUp(s, product.adminTokenDir);
-            product.startRoles(Main.ROLES, s);
+            product.startRoles(java.util.EnumSet.allOf(Role.class), s);
             product.awaitWarm(s);
             out.println("sagas is up");
             out.println("  orders API   http://" + s.host() + ":" + product.api.port() + "/orders");
@@ -123,14 +123,14 @@ final class Product implements AutoCloseable {
     }
 
     /** Some roles in one process, on external infrastructure (scale-out). */
-    static Product roles(List<String> roles, Settings settings, PrintStream out) {
-        String role = String.join(",", roles);
-        boolean sandboxOnly = roles.equals(List.of("sandbox"));
+    static Product roles(Set<Role> roles, Settings settings, PrintStream out) {
+        String role = String.join(",", Role.labels(roles));
+        boolean sandboxOnly = roles.equals(Set.of(Role.SANDBOX));
         if (settings.embeddedDatabase() || (settings.embeddedKafka() && !sandboxOnly)) {
             throw new ConfigurationError("role " + role + " runs on external infrastructure: set SAGA_DB_URL"
                     + (sandboxOnly ? "" : " and SAGA_KAFKA_BOOTSTRAP") + " (or run ./sagas up)");
         }
-        checkPortsFree(settings, false, role.equals("api"));
+        checkPortsFree(settings, false, roles.equals(Set.of(Role.API)));
         Product product = new Product();
         product.telemetry(null);
         product.access = ApiProtection.from(settings).access(settings.host());
@@ -176,15 +176,17 @@ final class Product implements AutoCloseable {
         return node;
     }
 
-    /** The roles that run sagas on an engine of their own. */
-    private static final java.util.Set<String> ENGINE_ROLES = java.util.Set.of("api", "saga-worker", "reconciler");
+    /** What every role's wiring reads: the settings, the jobs' listener and back-off, the roles beside it. */
+    private record Wiring(Settings s, SettingsTable.Values o, JobListener jobs, Duration idle,
+            ForegroundFirst foreground, Set<Role> roles) {}
 
-    private void startRoles(List<String> roles, Settings s) {
-        if (roles.contains("sandbox")) {
+    private void startRoles(Set<Role> wanted, Settings s) {
+        Set<Role> roles = java.util.EnumSet.copyOf(wanted); // iterated in start order
+        if (roles.contains(Role.SANDBOX)) {
             SandboxModule.require(); // before anything starts, and before a sandbox class is touched
         }
         // The participants' database work is told apart from the product's by this name (benchmarks).
-        node = Node.open(s, roles.equals(List.of("sandbox")) ? Node.SANDBOX_APPLICATION : Node.APPLICATION,
+        node = Node.open(s, roles.equals(Set.of(Role.SANDBOX)) ? Node.SANDBOX_APPLICATION : Node.APPLICATION,
                 telemetry.tracing());
         started.push(node);
         node.ensureTopics();
@@ -194,7 +196,7 @@ final class Product implements AutoCloseable {
         started.push(components);
         JobListener jobs = new MicrometerJobListener(node.registry);
         Duration idle = o.get(OrchestratorSettings.IDLE_BACKOFF);
-        if (roles.stream().anyMatch(ENGINE_ROLES::contains)) {
+        if (roles.stream().anyMatch(Role::runsSagas)) {
             // Before any saga work: no process runs instances of a version nobody has (docs/decisions/0025).
             Duration heartbeat = o.get(OrchestratorSettings.VERSIONS_HEARTBEAT);
             SagaFleet fleet = new SagaFleet(node.jdbi, node.engine, heartbeat);
@@ -220,129 +222,162 @@ final class Product implements AutoCloseable {
                 .backingOff(node.activity, idle)); // a raise here counts at once (Node)
         ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
                 ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
-        // Dependencies first: the sandbox before anything calls it, the relay before anything writes.
-        if (roles.contains("sandbox")) {
-            sandbox = SandboxParticipants.start(node.dataSource, s, components);
-        }
-        if (roles.contains("relay")) {
-            OutboxRelay.Builder builder = OutboxRelay.builder().dataSource(node.dataSource)
-                    .bootstrapServers(s.kafkaBootstrap()).meterRegistry(node.registry)
-                    .instanceId("relay-" + UUID.randomUUID())
-                    // Idle, it reads rarely: this process's writers wake it on commit (ADR 0024).
-                    .idlePollInterval(o.get(OrchestratorSettings.RELAY_IDLE_POLL));
-            s.kafka().config().forEach(builder::producerProperty); // signs in as the relay's user, if any
-            OutboxRelay relay = builder.build();
-            relay.start();
-            node.relayWakeUp(relay::wakeUp);
-            components.start(Component.of("outbox-relay", relay));
-        }
-        if (roles.contains("payment-worker")) {
-            var provider = node.paymentClient();
-            Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
-            // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
-            PaymentWorker.ReplySink outbox = PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
-            PaymentWorker.ReplySink replies = roles.contains("saga-worker")
-                    ? PaymentWorker.toEngine(node.engine, node.tracing, outbox) : outbox;
-            components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafka(),
-                    PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
-                    command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
-                            command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
-                            timeout)),
-                    refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
-                            refund.refundKey(), refund.chargeKey(), timeout)),
-                    foreground::yieldToClients, node.registry,
-                    o.get(OrchestratorSettings.CONSUMER_RETRY),
-                    (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
-                            .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
-                                    + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
-                    .tracing(node.tracing).start()));
-        }
-        if (roles.contains("saga-worker")) {
-            // With the payment worker in this process its replies skip the topic (ADR 0019): what is
-            // left on it (another process's replies) needs one consumer, not one per core's worth,
-            // each with its own fetches and heartbeats while idle (docs/decisions/0029).
-            int replyConsumers = roles.contains("payment-worker") ? 1 : s.consumerThreads();
-            components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafka(),
-                    SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, replyConsumers,
-                    foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
-                    .tracing(node.tracing).start()));
-            // One resumer per dependency orders park on, each paced by and woken with its own breaker.
-            Set<String> paced = Set.of(OrderSaga.INVENTORY, OrderSaga.FRAUD);
-            components.start(new ParkedResumer(ParkedResumer.NAME, node.engine, OrderSaga.INVENTORY, paced,
-                    node.inventory, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
-                    o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
-            components.start(new ParkedResumer(ParkedResumer.NAME + "-" + OrderSaga.FRAUD, node.engine,
-                    OrderSaga.FRAUD, paced, node.fraud, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
-                    o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
-            Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
-            components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
-                    jobs).backingOff(node.activity, idle));
-            components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
-                    jobs).backingOff(node.activity, idle));
-            Duration stall = o.get(OrchestratorSettings.COMPENSATION_STALL);
-            Duration stallPeriod = o.get(OrchestratorSettings.STALLED_COMPENSATIONS_PERIOD);
-            components.start(new PeriodicJob("stalled-compensations", stallPeriod, stallPeriod,
-                    () -> node.engine.flagStalledCompensations(stall, 500), jobs));
-            List<TableRetention.Rule> rules = new ArrayList<>(List.of(TableRetention.idempotencyKeys(),
-                    TableRetention.inbox(o.get(OrchestratorSettings.INBOX_RETENTION))));
-            rules.addAll(TableRetention.endedSagas(o.get(OrchestratorSettings.SAGA_RETENTION)));
-            rules.addAll(List.of(TableRetention.audit(o.get(OrchestratorSettings.AUDIT_RETENTION)),
-                    TableRetention.batches(o.get(OrchestratorSettings.BATCH_RETENTION)),
-                    TableRetention.resolvedFindings(o.get(OrchestratorSettings.FINDING_RETENTION))));
-            TableRetention retention = new TableRetention(node.jdbi, node.clock, rules);
-            Duration retentionPeriod = o.get(OrchestratorSettings.RETENTION_PERIOD);
-            components.start(new PeriodicJob("retention", retentionPeriod, retentionPeriod, retention::run, jobs));
-        }
-        if (roles.contains("reconciler")) {
-            PaymentReconciler reconciler = new PaymentReconciler(new OrderStore(node.jdbi), node.engine,
-                    node.paymentClient(), o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER),
-                    o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS));
-            Duration reconcilePeriod = o.get(OrchestratorSettings.RECONCILE_PERIOD);
-            components.start(new PeriodicJob(PaymentReconciler.CONSUMER, reconcilePeriod, reconcilePeriod,
-                    reconciler::pass, jobs));
-            ReconcilerRole.start(node, ReconcilerSettings.from(s), components, jobs);
-        }
-        if (roles.contains("api")) {
-            OrderService orders = new OrderService(node.engine,
-                    new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
-                    new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing, node.registry);
-            ApiProtection protection = ApiProtection.from(s);
-            OrderStore store = new OrderStore(node.jdbi);
-            // A client's share is counted only while some order is parked (accepted while inventory was
-            // unavailable): healthy load makes no count per submission (ADR 0019).
-            ApiServer.Admission admission = foreground.around(s.shedding()
-                    ? new AdmissionControl(shedder(o, node), node.gauges::pending,
-                            s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
-                            node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry,
-                            (deadline, congested, refusal) -> node.inventory.holdPlace(Deadline.ofEpochMillis(
-                                    deadline - s.answerReserveMillis()), congested, r -> refusal.accept("inventory " + r)))
-                    : ApiServer.Admission.ALWAYS);
-            warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
-                    s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
-                    o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION), node.inventory.config(),
-                    URI.create(s.inventoryUrl())), s.warmUpOrders(), s.warmUpMax(),
-                    Math.max(1, Math.min(4, s.dbPoolSize() - 2)), node.registry);
-            api = ApiServer.start(s.host(), s.apiPort(), orders, store, warmUp.readiness(node::readiness),
-                    node.registry, admission, node.clock, new RequestBudget(s.requestBudgetMillis(),
-                            Math.max(s.requestBudgetMillis(), o.get(OrchestratorSettings.MAX_BUDGET))), this::componentRoutes,
-                    protection.limits(), access, protection.quotas());
-            components.start(Component.of("api", api));
-            // Orders through Kafka take the API's path: validation, keys, admission, the saga (docs/events.md).
-            OrderCommands commands = new OrderCommands(orders, admission, node.clock, s.requestBudgetMillis());
-            components.start(Component.of("order-commands", new OrderCommandConsumer(commands, node.jdbi,
-                    node.relayWakeUp(), new OrderCommandConsumer.Config(s.kafka(), s.consumerThreads(),
-                            o.get(OrchestratorSettings.CONSUMER_RETRY), node.registry)).start()));
-            // Ready only once the order path is warm (ADR 0016); its HTTP server is touched too.
-            warmUp.aimedAt(URI.create("http://" + loopbackFor(s.host()) + ":" + api.port()));
-            components.start(Component.of("warm-up", warmUp.start()));
-            // The operator API: its own listener, never routes on the public port.
-            admin = AdminRole.start(node, s, AdminSettings.from(s), adminTokenDir);
-            if (admin != null) {
-                components.start(Component.of("admin-api", admin));
+        // Dependencies first, in the roles' order: the sandbox before anything calls it, the relay
+        // before anything writes.
+        Wiring w = new Wiring(s, o, jobs, idle, foreground, roles);
+        for (Role role : roles) {
+            switch (role) {
+                case SANDBOX -> sandbox = SandboxParticipants.start(node.dataSource, s, components);
+                case RELAY -> startRelay(w);
+                case PAYMENT_WORKER -> startPaymentWorker(w);
+                case SAGA_WORKER -> startSagaWorker(w);
+                case RECONCILER -> startReconciler(w);
+                case API -> startApi(w);
+                default -> throw new IllegalStateException("no wiring for role " + role);
             }
-        } else {
+        }
+        if (!roles.contains(Role.API)) {
             components.start(Component.of("ops-server", OpsServer.start(node::readiness, node.registry, s.host(),
                     s.apiPort(), this::componentRoutes, ApiProtection.from(s).limits())));
+        }
+    }
+
+    private void startRelay(Wiring w) {
+        Settings s = w.s();
+        SettingsTable.Values o = w.o();
+        OutboxRelay.Builder builder = OutboxRelay.builder().dataSource(node.dataSource)
+                .bootstrapServers(s.kafkaBootstrap()).meterRegistry(node.registry)
+                .instanceId("relay-" + UUID.randomUUID())
+                // Idle, it reads rarely: this process's writers wake it on commit (ADR 0024).
+                .idlePollInterval(o.get(OrchestratorSettings.RELAY_IDLE_POLL));
+        s.kafka().config().forEach(builder::producerProperty); // signs in as the relay's user, if any
+        OutboxRelay relay = builder.build();
+        relay.start();
+        node.relayWakeUp(relay::wakeUp);
+        components.start(Component.of("outbox-relay", relay));
+    }
+
+    private void startPaymentWorker(Wiring w) {
+        Settings s = w.s();
+        SettingsTable.Values o = w.o();
+        ForegroundFirst foreground = w.foreground();
+        var provider = node.paymentClient();
+        Duration callBudget = o.get(OrchestratorSettings.PAYMENT_CALL_BUDGET);
+        // With the saga worker in this process the outcome goes straight to its engine (ADR 0019).
+        PaymentWorker.ReplySink outbox = PaymentWorker.outbox(node.jdbi, node.relayWakeUp());
+        PaymentWorker.ReplySink replies = w.roles().contains(Role.SAGA_WORKER)
+                ? PaymentWorker.toEngine(node.engine, node.tracing, outbox) : outbox;
+        components.start(Component.of("payment-worker", new PaymentWorker(replies, s.kafka(),
+                PaymentWorker.CONSUMER, s.consumerThreads(), node.paymentPermits(),
+                command -> node.payments.call(Deadline.after(callBudget), timeout -> provider.charge(
+                        command.idempotencyKey(), command.orderId(), command.amountCents(), command.currency(),
+                        timeout)),
+                refund -> node.payments.call(Deadline.after(callBudget), timeout -> provider.refund(
+                        refund.refundKey(), refund.chargeKey(), timeout)),
+                foreground::yieldToClients, node.registry,
+                o.get(OrchestratorSettings.CONSUMER_RETRY),
+                (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
+                        .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
+                                + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
+                .tracing(node.tracing).start()));
+    }
+
+    private void startSagaWorker(Wiring w) {
+        Settings s = w.s();
+        SettingsTable.Values o = w.o();
+        JobListener jobs = w.jobs();
+        Duration idle = w.idle();
+        ForegroundFirst foreground = w.foreground();
+        // With the payment worker in this process its replies skip the topic (ADR 0019): what is
+        // left on it (another process's replies) needs one consumer, not one per core's worth,
+        // each with its own fetches and heartbeats while idle (docs/decisions/0029).
+        int replyConsumers = w.roles().contains(Role.PAYMENT_WORKER) ? 1 : s.consumerThreads();
+        components.start(Component.of("reply-consumer", new SagaReplyConsumer(node.engine, s.kafka(),
+                SagaReplyConsumer.CONSUMER, Topics.PAYMENTS_EVENTS, replyConsumers,
+                foreground::yieldToClients, node.registry, o.get(OrchestratorSettings.CONSUMER_RETRY))
+                .tracing(node.tracing).start()));
+        // One resumer per dependency orders park on, each paced by and woken with its own breaker.
+        Set<String> paced = Set.of(OrderSaga.INVENTORY, OrderSaga.FRAUD);
+        components.start(new ParkedResumer(ParkedResumer.NAME, node.engine, OrderSaga.INVENTORY, paced,
+                node.inventory, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
+                o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
+        components.start(new ParkedResumer(ParkedResumer.NAME + "-" + OrderSaga.FRAUD, node.engine,
+                OrderSaga.FRAUD, paced, node.fraud, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
+                o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
+        Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
+        components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
+                jobs).backingOff(node.activity, idle));
+        components.start(new PeriodicJob("parked-expiry", period, period, () -> node.engine.expireParked(500),
+                jobs).backingOff(node.activity, idle));
+        Duration stall = o.get(OrchestratorSettings.COMPENSATION_STALL);
+        Duration stallPeriod = o.get(OrchestratorSettings.STALLED_COMPENSATIONS_PERIOD);
+        components.start(new PeriodicJob("stalled-compensations", stallPeriod, stallPeriod,
+                () -> node.engine.flagStalledCompensations(stall, 500), jobs));
+        List<TableRetention.Rule> rules = new ArrayList<>(List.of(TableRetention.idempotencyKeys(),
+                TableRetention.inbox(o.get(OrchestratorSettings.INBOX_RETENTION))));
+        rules.addAll(TableRetention.endedSagas(o.get(OrchestratorSettings.SAGA_RETENTION)));
+        rules.addAll(List.of(TableRetention.audit(o.get(OrchestratorSettings.AUDIT_RETENTION)),
+                TableRetention.batches(o.get(OrchestratorSettings.BATCH_RETENTION)),
+                TableRetention.resolvedFindings(o.get(OrchestratorSettings.FINDING_RETENTION))));
+        TableRetention retention = new TableRetention(node.jdbi, node.clock, rules);
+        Duration retentionPeriod = o.get(OrchestratorSettings.RETENTION_PERIOD);
+        components.start(new PeriodicJob("retention", retentionPeriod, retentionPeriod, retention::run, jobs));
+    }
+
+    private void startReconciler(Wiring w) {
+        Settings s = w.s();
+        SettingsTable.Values o = w.o();
+        JobListener jobs = w.jobs();
+        PaymentReconciler reconciler = new PaymentReconciler(new OrderStore(node.jdbi), node.engine,
+                node.paymentClient(), o.get(OrchestratorSettings.PAYMENT_RESEND_AFTER),
+                o.get(OrchestratorSettings.PAYMENT_MAX_RESENDS));
+        Duration reconcilePeriod = o.get(OrchestratorSettings.RECONCILE_PERIOD);
+        components.start(new PeriodicJob(PaymentReconciler.CONSUMER, reconcilePeriod, reconcilePeriod,
+                reconciler::pass, jobs));
+        ReconcilerRole.start(node, ReconcilerSettings.from(s), components, jobs);
+    }
+
+    private void startApi(Wiring w) {
+        Settings s = w.s();
+        SettingsTable.Values o = w.o();
+        ForegroundFirst foreground = w.foreground();
+        OrderService orders = new OrderService(node.engine,
+                new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
+                new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing, node.registry);
+        ApiProtection protection = ApiProtection.from(s);
+        OrderStore store = new OrderStore(node.jdbi);
+        // A client's share is counted only while some order is parked (accepted while inventory was
+        // unavailable): healthy load makes no count per submission (ADR 0019).
+        ApiServer.Admission admission = foreground.around(s.shedding()
+                ? new AdmissionControl(shedder(o, node), node.gauges::pending,
+                        s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
+                        node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry,
+                        (deadline, congested, priority, refusal) -> node.inventory.holdPlace(
+                                Deadline.ofEpochMillis(deadline - s.answerReserveMillis()), congested, priority,
+                                r -> refusal.accept("inventory " + r)))
+                : ApiServer.Admission.ALWAYS);
+        warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
+                s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
+                o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION), node.inventory.config(),
+                URI.create(s.inventoryUrl())), s.warmUpOrders(), s.warmUpMax(),
+                Math.max(1, Math.min(4, s.dbPoolSize() - 2)), node.registry);
+        api = ApiServer.start(s.host(), s.apiPort(), orders, store, warmUp.readiness(node::readiness),
+                node.registry, admission, node.clock, new RequestBudget(s.requestBudgetMillis(),
+                        Math.max(s.requestBudgetMillis(), o.get(OrchestratorSettings.MAX_BUDGET))), this::componentRoutes,
+                protection.limits(), access, protection.quotas());
+        components.start(Component.of("api", api));
+        // Orders through Kafka take the API's path: validation, keys, admission, the saga (docs/events.md).
+        OrderCommands commands = new OrderCommands(orders, admission, node.clock, s.requestBudgetMillis());
+        components.start(Component.of("order-commands", new OrderCommandConsumer(commands, node.jdbi,
+                node.relayWakeUp(), new OrderCommandConsumer.Config(s.kafka(), s.consumerThreads(),
+                        o.get(OrchestratorSettings.CONSUMER_RETRY), node.registry)).start()));
+        // Ready only once the order path is warm (ADR 0016); its HTTP server is touched too.
+        warmUp.aimedAt(URI.create("http://" + loopbackFor(s.host()) + ":" + api.port()));
+        components.start(Component.of("warm-up", warmUp.start()));
+        // The operator API: its own listener, never routes on the public port.
+        admin = AdminRole.start(node, s, AdminSettings.from(s), adminTokenDir);
+        if (admin != null) {
+            components.start(Component.of("admin-api", admin));
         }
     }
 

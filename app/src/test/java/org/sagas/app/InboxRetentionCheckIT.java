@@ -25,7 +25,7 @@ class InboxRetentionCheckIT {
         Settings settings = Settings.from(env::get, Map.of());
 
         // When a role starts, then it says why it will not
-        assertThatThrownBy(() -> Product.roles(List.of("relay"), settings,
+        assertThatThrownBy(() -> Product.roles(java.util.Set.of(Role.RELAY), settings,
                 new PrintStream(new ByteArrayOutputStream())).close())
                 .isInstanceOf(ConfigurationError.class)
                 .hasMessageContaining("SAGA_INBOX_RETENTION_MS");

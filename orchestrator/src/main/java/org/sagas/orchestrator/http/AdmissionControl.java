@@ -59,15 +59,16 @@ public final class AdmissionControl implements ApiServer.Admission {
     @FunctionalInterface
     public interface Preflight {
         /** Nothing to hold: every submission goes on to its call. */
-        Preflight NONE = (deadline, congested, refusal) -> Optional.of(Permit.none());
+        Preflight NONE = (deadline, congested, priority, refusal) -> Optional.of(Permit.none());
 
         /**
-         * @param congested whether the product queues on its own resources now ({@link PriorityShedder#congested}),
-         *     for a request not of high priority
+         * @param congested whether the product queues on its own resources now ({@link PriorityShedder#congested})
+         * @param priority the submission's: a high one may be held to less (ADR 0021)
          * @param refusal told why, when the answer is empty
          * @return what to release when the request ends, or empty to refuse it as overloaded
          */
-        Optional<Permit> hold(long deadlineEpochMillis, boolean congested, java.util.function.Consumer<String> refusal);
+        Optional<Permit> hold(long deadlineEpochMillis, boolean congested, Priority priority,
+                java.util.function.Consumer<String> refusal);
     }
 
     /**
@@ -163,11 +164,7 @@ public final class AdmissionControl implements ApiServer.Admission {
         // Queueing: judged so by the limit's last window, or this very request waited for the product
         // (in the server before admission, or for a slot) longer than a core's run queue may hold it.
         boolean queueing = shedder.congested() || admitted - request.arrivedNanos() > QUEUEING_NANOS;
-        // A high-priority order is not judged ahead on its deadline: it is given whatever time is
-        // left, as on an idle product, and a reservation that time cuts short is asked again (ADR
-        // 0021). Normal and low ones are refused here first, so high ones keep their success.
-        Optional<Permit> place = preflight.hold(deadlineEpochMillis, queueing && priority != Priority.HIGH,
-                cause -> why[0] = cause);
+        Optional<Permit> place = preflight.hold(deadlineEpochMillis, queueing, priority, cause -> why[0] = cause);
         if (place.isEmpty()) {
             permit.get().close();
             shedder.countShed(priority);

@@ -55,6 +55,16 @@ final class AttemptLoop {
      * @throws Exception a non-transient exception from an attempt, unchanged
      */
     <T> AttemptOutcome<T> run(Deadline deadline, AttemptFunction<T> function) throws Exception {
+        return run(deadline, function, false);
+    }
+
+    /**
+     * Makes the attempts of one call; a {@code patient} call is sent with any time above the minimum
+     * useful budget, even less than the dependency usually takes (a high-priority submission's).
+     *
+     * @throws Exception a non-transient exception from an attempt, unchanged
+     */
+    <T> AttemptOutcome<T> run(Deadline deadline, AttemptFunction<T> function, boolean patient) throws Exception {
         TransientFailure lastFailure = null;
         // An earlier attempt that may have acted leaves the whole call's outcome unknown.
         boolean mayHaveTakenEffect = false;
@@ -64,7 +74,7 @@ final class AttemptLoop {
             // An attempt with less time than the dependency usually takes would time out with its
             // outcome unknown, for time the product spent: it is not sent (docs/decisions/0021).
             if (attemptTimeout.compareTo(timeout.minimumUsefulBudget()) < 0
-                    || answerTime.usuallyLongerThan(attemptTimeout, timeout.attemptTimeout())) {
+                    || !patient && answerTime.usuallyLongerThan(attemptTimeout, timeout.attemptTimeout())) {
                 return lastFailure == null ? new NotAttempted<>() : failed(lastFailure, mayHaveTakenEffect, atFault);
             }
             if (attempt == 1 && budget != null) {

@@ -43,7 +43,8 @@ public final class ResilientDependency {
     private volatile long lastFaultNanos = System.nanoTime() - FAULT_MEMORY_NANOS;
     private final AnswerTime answers;
 
-    private record HeldPlace(Permit permit, long takenNanos) {}
+    /** @param patient sent whatever time is left (a high-priority submission's call) */
+    private record HeldPlace(Permit permit, long takenNanos, boolean patient) {}
 
     /** How recently a failure of the dependency's own makes a full bulkhead its doing, not ours. */
     private static final long FAULT_MEMORY_NANOS = Duration.ofSeconds(10).toNanos();
@@ -105,10 +106,12 @@ public final class ResilientDependency {
         if (deadline.remaining().compareTo(config.timeout().minimumUsefulBudget()) < 0) {
             throw rejected(Reason.DEADLINE_TOO_SHORT);
         }
+        HeldPlace place = held.get();
+        boolean patient = place != null && place.patient();
         Permit permit = enterBulkhead(deadline);
         RemoteTime.Watcher watcher = RemoteTime.onWire();
         try (Breaker.Admission admission = breaker.tryAdmit().orElseThrow(() -> rejected(Reason.BREAKER_OPEN))) {
-            return callAdmitted(admission, deadline, attempt);
+            return callAdmitted(admission, deadline, attempt, patient);
         } finally {
             RemoteTime.offWire(watcher);
             permit.close();
@@ -133,15 +136,29 @@ public final class ResilientDependency {
      *     chance now: {@code BULKHEAD_FULL} or {@code DEADLINE_TOO_SHORT} in {@code refusal}
      */
     public Optional<Permit> holdPlace(Deadline callDeadline, boolean congested, Consumer<Reason> refusal) {
+        return holdPlace(callDeadline, congested, Priority.NORMAL, refusal);
+    }
+
+    /**
+     * As {@link #holdPlace(Deadline, boolean, Consumer)} for a submission of {@code priority}. A
+     * {@link Priority#HIGH high} one is not judged ahead on its deadline, waits for a bulkhead place
+     * as long as its deadline leaves, and its call is then sent with whatever time is left, even less
+     * than the dependency usually takes (a cut-short reservation is asked again, ADR 0021): lower
+     * priorities are refused first, so that high ones keep their success.
+     */
+    public Optional<Permit> holdPlace(Deadline callDeadline, boolean congested, Priority priority,
+            Consumer<Reason> refusal) {
         if (failingLately()) {
             return Optional.of(new Permit(() -> { }));
         }
-        Duration fair = congested ? answers.fairAttempt(config.timeout().attemptTimeout()) : Duration.ZERO;
+        boolean patient = priority == Priority.HIGH;
+        boolean judged = congested && !patient;
+        Duration fair = judged ? answers.fairAttempt(config.timeout().attemptTimeout()) : Duration.ZERO;
         if (fair.compareTo(config.timeout().minimumUsefulBudget()) < 0) {
             fair = config.timeout().minimumUsefulBudget();
         }
         double before = beforeCallNanos;
-        Duration room = callDeadline.remaining().minus(fair).minusNanos(!congested || before < 0 ? 0 : (long) before);
+        Duration room = callDeadline.remaining().minus(fair).minusNanos(!judged || before < 0 ? 0 : (long) before);
         if (room.isNegative()) {
             refusal.accept(Reason.DEADLINE_TOO_SHORT);
             return Optional.empty();
@@ -150,12 +167,12 @@ public final class ResilientDependency {
             return Optional.of(new Permit(() -> { }));
         }
         Duration maxWait = config.bulkhead().orElseThrow().maxWait();
-        Optional<Permit> permit = bulkhead.tryAcquire(room.compareTo(maxWait) < 0 ? room : maxWait);
+        Optional<Permit> permit = bulkhead.tryAcquire(patient || room.compareTo(maxWait) < 0 ? room : maxWait);
         if (permit.isEmpty()) {
             refusal.accept(Reason.BULKHEAD_FULL);
             return Optional.empty();
         }
-        HeldPlace place = new HeldPlace(permit.get(), System.nanoTime());
+        HeldPlace place = new HeldPlace(permit.get(), System.nanoTime(), patient);
         held.set(place);
         return Optional.of(new Permit(() -> {
             if (held.get() == place) {
@@ -236,10 +253,11 @@ public final class ResilientDependency {
         return unavailable(reason, null);
     }
 
-    private <T> T callAdmitted(Breaker.Admission admission, Deadline deadline, AttemptFunction<T> attempt) {
+    private <T> T callAdmitted(Breaker.Admission admission, Deadline deadline, AttemptFunction<T> attempt,
+            boolean patient) {
         AttemptOutcome<T> outcome;
         try {
-            outcome = attempts.run(deadline, attempt);
+            outcome = attempts.run(deadline, attempt, patient);
         } catch (RuntimeException answer) {
             admission.succeeded();
             throw answer;

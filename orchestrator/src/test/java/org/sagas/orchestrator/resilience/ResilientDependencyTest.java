@@ -681,6 +681,33 @@ class ResilientDependencyTest {
     }
 
     @Test
+    void shouldHoldAHighSubmissionsPlaceWithoutJudgingItsDeadlineAndSendItsCallWithWhatIsLeft() {
+        // Given a dependency whose usual answer time is known (about 30 ms), the product congested
+        ResilientDependency dependency = create(fast().withoutRetries());
+        dependency.call(generous(), timeout -> {
+            Thread.sleep(30);
+            return "ok";
+        });
+        List<Reason> refusals = new ArrayList<>();
+
+        // When a high-priority submission asks for a place with 25 ms left
+        Permit place = dependency.holdPlace(Deadline.after(Duration.ofMillis(25)), true, Priority.HIGH,
+                refusals::add).orElseThrow();
+        // Then it gets one, and its call is sent with what is left, less than the usual answer
+        List<Duration> given = new CopyOnWriteArrayList<>();
+        DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(25)),
+                blockingFor2Seconds(given)));
+        place.close();
+        assertThat(given).hasSize(1);
+        assertThat(cut.reason()).isEqualTo(Reason.TIMEOUT);
+        assertThat(cut.cutShort()).isTrue();
+        // And a normal one in the same place is refused for want of time, nothing sent
+        assertThat(dependency.holdPlace(Deadline.after(Duration.ofMillis(25)), true, Priority.NORMAL,
+                refusals::add)).isEmpty();
+        assertThat(refusals).containsExactly(Reason.DEADLINE_TOO_SHORT);
+    }
+
+    @Test
     void shouldHoldNothingAndRefuseNothingOnceTheDependencyFailedByItsOwnFault() {
         // Given a bulkhead of one permit taken, and a dependency that failed of its own accord
         bulkhead.permits(1).maxWait(Duration.ofMillis(20));
