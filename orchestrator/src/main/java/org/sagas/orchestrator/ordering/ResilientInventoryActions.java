@@ -69,7 +69,9 @@ public final class ResilientInventoryActions implements InventoryActions {
             } catch (ParticipantRefused again) {
                 return refused(order, again);
             } catch (DependencyUnavailable again) {
-                return unavailable(order, again);
+                // Still unknown: a second call that did nothing (not sent, refused at the door) takes
+                // nothing from the first's doubt, so the order is never withdrawn on it.
+                return unavailable(order, again.mayHaveTakenEffect() ? again : e);
             }
         }
     }

@@ -1,0 +1,96 @@
+package org.sagas.orchestrator.ordering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.resilience.ResilienceConfig;
+import org.sagas.orchestrator.resilience.ResilienceListener;
+import org.sagas.orchestrator.resilience.ResilientDependency;
+import org.sagas.orchestrator.resilience.TimedOutFailure;
+import org.sagas.orchestrator.resilience.TransientFailure;
+import org.sagas.orchestrator.saga.StepContext;
+import org.sagas.orchestrator.saga.StepResult;
+
+/**
+ * A reservation the product's own slowness cut short (docs/decisions/0021): asked again under its
+ * key, and never withdrawn on a second call that did nothing. The inventory here is a scripted
+ * stand-in for the port: each call takes the next answer.
+ */
+class ResilientInventoryActionsTest {
+    private static final OrderData ORDER = new OrderData(UUID.randomUUID(), "c-1", "EUR", 100,
+            List.of(new OrderLine("SKU-1", 1, 100)));
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<String> keys = new ArrayList<>();
+
+    /** Answers in order: a {@link RuntimeException} is thrown, anything else returned. */
+    private InventoryPort scripted(Object... answers) {
+        return new InventoryPort() {
+            private int next;
+
+            @Override
+            public Reservation reserve(String idempotencyKey, UUID orderId, List<OrderLine> lines, Duration timeout,
+                    long deadlineEpochMillis) {
+                keys.add(idempotencyKey);
+                Object answer = answers[Math.min(next++, answers.length - 1)];
+                if (answer instanceof RuntimeException e) {
+                    throw e;
+                }
+                return (Reservation) answer;
+            }
+
+            @Override
+            public void release(String idempotencyKey, String reservationKey, UUID orderId, Duration timeout,
+                    long deadlineEpochMillis) {
+            }
+        };
+    }
+
+    private StepResult<OrderData> reserve(InventoryPort inventory, ResilientDependency stack) {
+        // A deadline the product has nearly spent already: 40 ms left, for an inventory that answers in 30
+        return new ResilientInventoryActions(inventory, stack, registry, true)
+                .reserve(ORDER, new StepContext(ORDER.orderId(), System.currentTimeMillis() + 40));
+    }
+
+    private static ResilientDependency knownToAnswerIn30Ms() {
+        ResilientDependency stack = ResilientDependency.create(ResilienceConfig.inventoryDefaults().withoutRetries(),
+                ResilienceListener.NONE);
+        stack.call(org.sagas.orchestrator.resilience.Deadline.after(Duration.ofSeconds(5)), timeout -> {
+            Thread.sleep(30);
+            return "ok";
+        });
+        return stack;
+    }
+
+    @Test
+    void shouldAskAgainUnderTheSameKeyWhenOurSlownessCutTheReservationShort() {
+        // Given an attempt that times out, cut short, having perhaps reserved; then inventory answers
+        InventoryPort inventory = scripted(new TimedOutFailure("timed out", null, true), InventoryPort.Reservation.RESERVED);
+
+        // When reserving
+        StepResult<OrderData> result = reserve(inventory, knownToAnswerIn30Ms());
+
+        // Then it was asked again under the same key, and the order goes on
+        assertThat(result).isInstanceOf(StepResult.Done.class);
+        assertThat(keys).hasSize(2).containsOnly(ORDER.reserveKey());
+        assertThat(registry.get("saga.reservations.asked.again").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldParkNotWithdrawWhenTheSecondCallDidNothing() {
+        // Given an attempt cut short that may have reserved, then inventory saying it did not start
+        InventoryPort inventory = scripted(new TimedOutFailure("timed out", null, true),
+                TransientFailure.withoutEffect("503", null));
+
+        // When reserving
+        StepResult<OrderData> result = reserve(inventory, knownToAnswerIn30Ms());
+
+        // Then the first call's doubt stands: the order parks as unknown, to be settled by its key,
+        // and is never withdrawn (which would forget a reservation that may exist)
+        assertThat(result).isInstanceOf(StepResult.Unknown.class);
+    }
+}
