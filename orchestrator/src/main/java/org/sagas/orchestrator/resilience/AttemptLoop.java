@@ -50,15 +50,6 @@ final class AttemptLoop {
     }
 
     /**
-     * Makes the attempts of one call.
-     *
-     * @throws Exception a non-transient exception from an attempt, unchanged
-     */
-    <T> AttemptOutcome<T> run(Deadline deadline, AttemptFunction<T> function) throws Exception {
-        return run(deadline, function, false);
-    }
-
-    /**
      * Makes the attempts of one call; a {@code patient} call is sent with any time above the minimum
      * useful budget, even less than the dependency usually takes (a high-priority submission's).
      *
