@@ -276,7 +276,7 @@ final class Product implements AutoCloseable {
                         refund.refundKey(), refund.chargeKey(), timeout)),
                 foreground::yieldToClients, node.registry,
                 o.get(OrchestratorSettings.CONSUMER_RETRY),
-                (record, reason) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
+                (record, reason, cause) -> SagaReplyConsumer.sagaId(record.key()).ifPresent(id -> node.engine
                         .raiseIncident(id, IncidentCause.COMMAND_DEAD_LETTERED, "charge command " + record.topic()
                                 + "/" + record.partition() + "@" + record.offset() + " dead-lettered: " + reason)))
                 .tracing(node.tracing).start()));

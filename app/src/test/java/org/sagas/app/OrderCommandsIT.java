@@ -99,9 +99,9 @@ class OrderCommandsIT extends GameDayLifecycle {
                 Topics.ORDERS_COMMANDS, "message_type", "PlaceOrder");
 
         // When they are sent
-        send(notJson, "PlaceOrder", "{\"customerId\":");
-        send(noKey, "PlaceOrder", place(noKey, null, "c-kafka-bad", sku, 1));
-        send(zero, "PlaceOrder", place(zero, Submissions.key(), "c-kafka-bad", sku, 0));
+        UUID notJsonCommand = send(notJson, "PlaceOrder", "{\"customerId\":");
+        UUID noKeyCommand = send(noKey, "PlaceOrder", place(noKey, null, "c-kafka-bad", sku, 1));
+        UUID zeroCommand = send(zero, "PlaceOrder", place(zero, Submissions.key(), "c-kafka-bad", sku, 0));
 
         // Then each is on the dead-letter topic with why, and no order was stored
         String dlt = Topics.deadLetter(Topics.ORDERS_COMMANDS);
@@ -120,6 +120,17 @@ class OrderCommandsIT extends GameDayLifecycle {
                 .singleElement().asString().isEqualTo("REJECTED");
         assertThat(product.metrics().value("saga_contract_violations_total", "topic", Topics.ORDERS_COMMANDS,
                 "message_type", "PlaceOrder")).isEqualTo(violationsBefore + 2);
+        // And each sender, whose reference and message-id the record carries, is told: refused as the API
+        // refuses a bad request, correlated to its command
+        Map<UUID, String> commands = Map.of(notJsonCommand, notJson, noKeyCommand, noKey, zeroCommand, zero);
+        commands.forEach((command, reference) -> {
+            JsonNode refused = outcome(command, "OrderCommandRefused");
+            assertThat(refused.path("type").asText()).isEqualTo("invalid-request");
+            assertThat(refused.path("httpStatus").asInt()).isEqualTo(400);
+            assertThat(refused.path("clientReference").asText()).isEqualTo(reference);
+            assertThat(refused.path("orderId").isNull()).isTrue();
+            assertThat(refused.path("detail").asText()).contains(Topics.deadLetter(Topics.ORDERS_COMMANDS));
+        });
         assertThat(GameDay.storedOrders(product)).isEqualTo(ordersBefore);
         Invariants.assertStock(product, sku, 5, 0);
     }

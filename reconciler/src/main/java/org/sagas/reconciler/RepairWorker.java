@@ -52,7 +52,7 @@ public final class RepairWorker implements AutoCloseable {
         this.registry = registry;
         this.loop = new ConsumerLoop(kafka, CONSUMER, Topics.RECONCILIATION_REPAIRS, this::handle,
                 ConsumerLoop.BatchGate.NONE, registry, ConsumerLoop.DEFAULT_RETRY_FOR,
-                (record, reason) -> givenUp.accept(record.key(), "repair " + record.topic() + "/"
+                (record, reason, cause) -> givenUp.accept(record.key(), "repair " + record.topic() + "/"
                         + record.partition() + "@" + record.offset() + " dead-lettered: " + reason));
     }
 

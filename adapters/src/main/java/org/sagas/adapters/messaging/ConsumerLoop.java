@@ -151,13 +151,14 @@ public final class ConsumerLoop implements AutoCloseable {
     /** Told about each record before it goes to the dead-letter topic (e.g. to raise an incident). */
     @FunctionalInterface
     public interface DeadLetterListener {
-        DeadLetterListener NONE = (record, reason) -> {};
+        DeadLetterListener NONE = (record, reason, cause) -> {};
 
         /**
-         * Called before {@code record} is published to the dead-letter topic with {@code reason};
-         * may be called again for the same record. Throwing keeps the record set aside (tried again).
+         * Called before {@code record} is published to the dead-letter topic with {@code reason} and
+         * {@code cause}; may be called again for the same record. Throwing keeps the record set aside
+         * (tried again).
          */
-        void deadLettering(ConsumerRecord<String, byte[]> record, String reason);
+        void deadLettering(ConsumerRecord<String, byte[]> record, String reason, DeadLetterCause cause);
     }
 
     /** Runs before each batch is handled, and may hold it back. */
@@ -582,7 +583,7 @@ public final class ConsumerLoop implements AutoCloseable {
      */
     private boolean deadLetter(ConsumerRecord<String, byte[]> record, String reason, DeadLetterCause cause) {
         try {
-            onDeadLetter.deadLettering(record, reason);
+            onDeadLetter.deadLettering(record, reason, cause);
         } catch (RuntimeException e) {
             log.warn("{} record for order {} not dead-lettered yet: its listener failed ({})", topic, record.key(),
                     e.toString());

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jdbi.v3.core.Jdbi;
@@ -13,6 +14,7 @@ import org.sagas.orchestrator.http.OrderCommands;
 import org.sagas.orchestrator.messaging.KafkaConnection;
 import org.sagas.orchestrator.messaging.OutgoingMessage;
 import org.sagas.orchestrator.messaging.Topics;
+import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.persistence.Inbox;
 import org.sagas.orchestrator.persistence.OutboxWriter;
 import org.sagas.orchestrator.saga.IncomingMessage;
@@ -32,6 +34,11 @@ public final class OrderCommandConsumer implements AutoCloseable {
     public static final String CONSUMER = "order-commands";
     public static final String ACCEPTED = "OrderCommandAccepted";
     public static final String REFUSED = "OrderCommandRefused";
+    /**
+     * The inbox name under which a dead-lettered command's refusal is recorded: apart from the
+     * consumer's own, so that a command an operator redrives still publishes the outcome it then has.
+     */
+    static final String DEAD_LETTERED = CONSUMER + "-dead-lettered";
     private static final Logger log = LoggerFactory.getLogger(OrderCommandConsumer.class);
 
     /** Where the consumer reads and how hard it tries ({@code retryFor}: see {@link ConsumerLoop}). */
@@ -42,6 +49,7 @@ public final class OrderCommandConsumer implements AutoCloseable {
     private final Runnable afterOutboxWrite;
     private final List<ConsumerLoop> loops;
     private final Counter held;
+    private final Counter unanswered;
 
     /** @param afterOutboxWrite called after an outcome was committed (wakes an in-process relay) */
     public OrderCommandConsumer(OrderCommands commands, Jdbi jdbi, Runnable afterOutboxWrite, Config config) {
@@ -53,8 +61,11 @@ public final class OrderCommandConsumer implements AutoCloseable {
                         + " pending caps): consumption waited instead of refusing it").register(config.registry());
         this.loops = IntStream.range(0, config.threads()).mapToObj(i -> new ConsumerLoop(config.kafka(), CONSUMER,
                 Topics.ORDERS_COMMANDS, this::handle, ConsumerLoop.BatchGate.NONE, config.registry(),
-                config.retryFor(), ConsumerLoop.DeadLetterListener.NONE).fairShare(OrderCommandConsumer::clientOf))
+                config.retryFor(), this::answerDeadLetter).fairShare(OrderCommandConsumer::clientOf))
                 .toList();
+        this.unanswered = Counter.builder("saga.order.commands.dead.lettered.unanswered")
+                .description("Order commands dead-lettered without an outcome event: no reply address (no client"
+                        + " reference as key, no message-id, or not a command type)").register(config.registry());
     }
 
     /**
@@ -143,6 +154,44 @@ public final class OrderCommandConsumer implements AutoCloseable {
         } else {
             log.info("command {} ({}) delivered again: answered by its key, its outcome already published",
                     command.messageId(), command.type());
+        }
+    }
+
+    /**
+     * A command about to be dead-lettered is answered too, where it says whom to answer (its key, the
+     * client's reference; its {@code message-id}, the correlation; a command type): an
+     * {@code OrderCommandRefused} as the API would refuse it — {@code invalid-request} (400) for what
+     * does not parse or breaks its schema or rules, {@code overloaded} (503) for what the product could
+     * not carry out in the consumer's retry time — once per command. One without a reply address is
+     * counted and logged; the dead letter is its record either way.
+     */
+    void answerDeadLetter(ConsumerRecord<String, byte[]> record, String reason, ConsumerLoop.DeadLetterCause cause) {
+        String type = ParsedMessage.header(record, Topics.MESSAGE_TYPE);
+        java.util.Optional<UUID> messageId = SagaReplyConsumer.sagaId(ParsedMessage.header(record, Topics.MESSAGE_ID));
+        String reference = record.key();
+        if (messageId.isEmpty() || !(OrderCommands.PLACE_ORDER.equals(type) || OrderCommands.CANCEL_ORDER.equals(type))
+                || reference == null || reference.length() > Limits.MAX_KEY || !Limits.isApiKeyText(reference)) {
+            unanswered.increment();
+            log.warn("{}/{}@{} dead-lettered without an outcome event: no reply address (key {}, message-id {},"
+                    + " type {})", record.topic(), record.partition(), record.offset(), reference,
+                    ParsedMessage.header(record, Topics.MESSAGE_ID), type);
+            return;
+        }
+        boolean failing = cause == ConsumerLoop.DeadLetterCause.FAILING;
+        OrderCommands.Refused refused = new OrderCommands.Refused(reference, type, null,
+                failing ? "overloaded" : "invalid-request", failing ? 503 : 400,
+                "dead-lettered to " + Topics.deadLetter(Topics.ORDERS_COMMANDS) + " (" + cause + "): " + reason);
+        boolean first = jdbi.inTransaction(h -> {
+            if (Inbox.firstDeliveries(h, DEAD_LETTERED, List.of(messageId.get())).isEmpty()) {
+                return false;
+            }
+            OutboxWriter.append(h, List.of(message(refused)), messageId.get().toString());
+            return true;
+        });
+        if (first) {
+            afterOutboxWrite.run();
+            log.info("command {} for {} dead-lettered ({}): refusal published on {}", messageId.get(), reference,
+                    cause, Topics.ORDERS_EVENTS);
         }
     }
 

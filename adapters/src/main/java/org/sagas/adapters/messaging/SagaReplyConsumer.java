@@ -57,7 +57,7 @@ public final class SagaReplyConsumer implements AutoCloseable {
     }
 
     /** A reply given up on: its saga, when the key names one, waits for an operator. */
-    void deadLettering(ConsumerRecord<String, byte[]> record, String reason) {
+    void deadLettering(ConsumerRecord<String, byte[]> record, String reason, ConsumerLoop.DeadLetterCause cause) {
         sagaId(record.key()).ifPresent(id -> engine.raiseIncident(id, IncidentCause.POISON_REPLY,
                 "reply " + record.topic() + "/" + record.partition() + "@" + record.offset() + " dead-lettered: "
                         + reason));

@@ -142,7 +142,7 @@ class ConsumerLoopIT {
 
         // When the loop consumes them, retrying a failing record for 3 s
         try (ConsumerLoop loop = new ConsumerLoop(KafkaConnection.plaintext(infra.bootstrapServers()), group, topic, handler, ConsumerLoop.BatchGate.NONE,
-                new SimpleMeterRegistry(), retryFor, (record, reason) -> toldAbout.add(record.key() + ": " + reason))
+                new SimpleMeterRegistry(), retryFor, (record, reason, cause) -> toldAbout.add(record.key() + " " + cause + ": " + reason))
                 .start()) {
             // Then the 200 others take effect while the poison is still being retried
             await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == 200);
@@ -156,7 +156,7 @@ class ConsumerLoopIT {
             assertThat(dead.key()).isEqualTo("poison");
             assertThat(new String(dead.headers().lastHeader(Topics.DLT_REASON).value(), StandardCharsets.UTF_8))
                     .contains("kept failing").contains("saga data unreadable");
-            assertThat(toldAbout).singleElement().satisfies(t -> assertThat(t).startsWith("poison: "));
+            assertThat(toldAbout).singleElement().satisfies(t -> assertThat(t).startsWith("poison FAILING: "));
             assertThat(poisonAttempts.get()).isGreaterThanOrEqualTo(4);
             assertThat(Duration.ofNanos(deadAt - started)).isGreaterThanOrEqualTo(retryFor);
             assertThat(othersDone).isLessThan(deadAt);
@@ -205,7 +205,7 @@ class ConsumerLoopIT {
         // When the loop consumes them, retrying a failing record for 1 s
         try (ConsumerLoop loop = new ConsumerLoop(KafkaConnection.plaintext(infra.bootstrapServers()), group, topic,
                 handler, ConsumerLoop.BatchGate.NONE, new SimpleMeterRegistry(), retryFor,
-                (record, reason) -> toldAbout.add(record.key())).start()) {
+                (record, reason, cause) -> toldAbout.add(record.key())).start()) {
             // Then the others take effect, and the left one is handed back well past the bound, never
             // dead-lettered, the group's offset held before it
             await().atMost(Duration.ofSeconds(30)).until(() -> effects.size() == 4 && handedBack.get() >= 5);
