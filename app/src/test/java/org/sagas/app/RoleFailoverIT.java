@@ -60,7 +60,6 @@ import org.sagas.orchestrator.ordering.OrderKeys;
  * operator batch acting on each saga once, one order per Idempotency-Key. The checker's invariants
  * judge each kill's orders; the chaos run ends with all of them on everything.
  */
-@RunsAlone
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RoleFailoverIT {
     /**
