@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -85,6 +86,7 @@ final class Node implements AutoCloseable {
 
     private Node(Settings settings, HikariDataSource dataSource, Tracing tracing) {
         this.settings = settings;
+        org.sagas.orchestrator.config.SettingsTable.Values orchestrator = settings.orchestrator();
         this.tracing = tracing;
         this.dataSource = dataSource;
         // The pool's own meters (hikaricp_connections_pending, ..._timeout_total): waits show.
@@ -98,21 +100,21 @@ final class Node implements AutoCloseable {
                 ResilienceConfig.fraudDefaults()), resilienceMetrics);
         ResilientInventoryActions inventoryActions = new ResilientInventoryActions(
                 new HttpInventoryClient(URI.create(settings.inventoryUrl()), tracing), inventory, registry,
-                settings.degradedMode());
-        this.orderSaga = new OrderSaga(inventoryActions, settings.paymentTimeout());
+                orchestrator.get(OrchestratorSettings.DEGRADED_MODE));
+        this.orderSaga = new OrderSaga(inventoryActions, orchestrator.get(OrchestratorSettings.PAYMENT_STEP_TIMEOUT));
         this.orderSagaV2 = OrderSaga.v2(inventoryActions, new ResilientFraudScreen(
                 new HttpFraudClient(URI.create(settings.fraudUrl()), tracing), fraud, registry,
-                settings.degradedMode()), settings.paymentTimeout());
-        this.engine = new SagaEngine(jdbi, clock, new SagaTimings(settings.stepLease(), settings.parkRetry(),
-                settings.pendingTtl(), settings.orchestrator().get(OrchestratorSettings.STEP_MAX_RETRIES)),
+                orchestrator.get(OrchestratorSettings.DEGRADED_MODE)), orchestrator.get(OrchestratorSettings.PAYMENT_STEP_TIMEOUT));
+        this.engine = new SagaEngine(jdbi, clock, new SagaTimings(orchestrator.get(OrchestratorSettings.STEP_LEASE), orchestrator.get(OrchestratorSettings.PARK_RETRY),
+                orchestrator.get(OrchestratorSettings.PENDING_TTL), orchestrator.get(OrchestratorSettings.STEP_MAX_RETRIES)),
                 () -> relayWakeUp.run(), tracing).register(orderSaga);
         // A process told to run no later version is, for the saga, the build before it (a rolling
         // deploy's old processes, or a version rolled out to some processes first).
-        if (settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_HIGHEST) >= orderSagaV2.version()) {
+        if (orchestrator.get(OrchestratorSettings.ORDER_SAGA_HIGHEST) >= orderSagaV2.version()) {
             engine.register(orderSagaV2).registerMigration(new OrderSagaV1ToV2());
         }
         try {
-            engine.startOn(OrderSaga.TYPE, settings.orchestrator().get(OrchestratorSettings.ORDER_SAGA_VERSION));
+            engine.startOn(OrderSaga.TYPE, orchestrator.get(OrchestratorSettings.ORDER_SAGA_VERSION));
         } catch (IllegalArgumentException e) {
             throw new ConfigurationError("SAGA_ORDER_SAGA_VERSION: " + e.getMessage()
                     + " (SAGA_ORDER_SAGA_HIGHEST_VERSION is " + settings.orchestrator().get(
@@ -150,13 +152,14 @@ final class Node implements AutoCloseable {
     /** Leaves out the layers SAGA_INVENTORY_LAYERS does not name (the timeout is always there). */
     private static ResilienceConfig inventoryLayers(Settings settings, ResilienceConfig config) {
         ResilienceConfig result = config;
-        if (!settings.inventoryLayers().contains("breaker")) {
+        Set<String> layers = settings.orchestrator().get(OrchestratorSettings.INVENTORY_LAYERS);
+        if (!layers.contains("breaker")) {
             result = result.withoutBreaker();
         }
-        if (!settings.inventoryLayers().contains("bulkhead")) {
+        if (!layers.contains("bulkhead")) {
             result = result.withoutBulkhead();
         }
-        if (!settings.inventoryLayers().contains("retries")) {
+        if (!layers.contains("retries")) {
             result = result.withoutRetries();
         }
         return result;

@@ -190,8 +190,8 @@ final class Product implements AutoCloseable {
                 telemetry.tracing());
         started.push(node);
         node.ensureTopics();
-        node.checkTopicRetention(s.orchestrator().get(OrchestratorSettings.INBOX_RETENTION));
         SettingsTable.Values o = s.orchestrator();
+        node.checkTopicRetention(o.get(OrchestratorSettings.INBOX_RETENTION));
         components = new Components(o.get(OrchestratorSettings.STOP_WAIT));
         started.push(components);
         JobListener jobs = new MicrometerJobListener(node.registry);
@@ -220,8 +220,8 @@ final class Product implements AutoCloseable {
         components.start(new PeriodicJob("incident-gauges", Duration.ZERO,
                 o.get(OrchestratorSettings.INCIDENT_GAUGES_PERIOD), node.incidents::refresh, jobs)
                 .backingOff(node.activity, idle)); // a raise here counts at once (Node)
-        ForegroundFirst foreground = new ForegroundFirst(s.foregroundBusyAt(), s.foregroundMaxWait(),
-                ForegroundFirst.cpuAbove(s.foregroundCpuBusy()), node.registry);
+        ForegroundFirst foreground = new ForegroundFirst(o.get(OrchestratorSettings.FOREGROUND_BUSY_AT), o.get(OrchestratorSettings.FOREGROUND_MAX_WAIT),
+                ForegroundFirst.cpuAbove(o.get(OrchestratorSettings.FOREGROUND_CPU_PERCENT) / 100.0), node.registry);
         // Dependencies first, in the roles' order: the sandbox before anything calls it, the relay
         // before anything writes.
         Wiring w = new Wiring(s, o, jobs, idle, foreground, roles);
@@ -299,10 +299,10 @@ final class Product implements AutoCloseable {
         // One resumer per dependency orders park on, each paced by and woken with its own breaker.
         Set<String> paced = Set.of(OrderSaga.INVENTORY, OrderSaga.FRAUD);
         components.start(new ParkedResumer(ParkedResumer.NAME, node.engine, OrderSaga.INVENTORY, paced,
-                node.inventory, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
+                node.inventory, o.get(OrchestratorSettings.RESUME_MAX_RATE), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
                 o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
         components.start(new ParkedResumer(ParkedResumer.NAME + "-" + OrderSaga.FRAUD, node.engine,
-                OrderSaga.FRAUD, paced, node.fraud, s.resumeRate(), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
+                OrderSaga.FRAUD, paced, node.fraud, o.get(OrchestratorSettings.RESUME_MAX_RATE), o.get(OrchestratorSettings.RESUME_STEP_BUDGET),
                 o.get(OrchestratorSettings.RESUME_TICK), jobs).backingOff(node.activity, idle));
         Duration period = o.get(OrchestratorSettings.HOUSEKEEPING_PERIOD);
         components.start(new PeriodicJob("step-timeouts", period, period, () -> node.engine.timeOutSteps(500),
@@ -343,31 +343,31 @@ final class Product implements AutoCloseable {
         ForegroundFirst foreground = w.foreground();
         OrderService orders = new OrderService(node.engine,
                 new IdempotencyStore(node.jdbi, o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION)),
-                new OrderStore(node.jdbi), node.clock, s.answerReserveMillis(), node.tracing, node.registry);
+                new OrderStore(node.jdbi), node.clock, o.get(OrchestratorSettings.ANSWER_RESERVE), node.tracing, node.registry);
         ApiProtection protection = ApiProtection.from(s);
         OrderStore store = new OrderStore(node.jdbi);
         // A client's share is counted only while some order is parked (accepted while inventory was
         // unavailable): healthy load makes no count per submission (ADR 0019).
-        ApiServer.Admission admission = foreground.around(s.shedding()
+        ApiServer.Admission admission = foreground.around(o.get(OrchestratorSettings.SHEDDING)
                 ? new AdmissionControl(shedder(o, node), node.gauges::pending,
-                        s.pendingCap(), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
+                        o.get(OrchestratorSettings.PENDING_CAP), node.gauges::parked, store::pendingOf, protection.clientPendingCap(),
                         node.clock, o.get(OrchestratorSettings.ADMISSION_QUEUE), node.registry,
                         (deadline, congested, priority, refusal) -> node.inventory.holdPlace(
-                                Deadline.ofEpochMillis(deadline - s.answerReserveMillis()), congested, priority,
+                                Deadline.ofEpochMillis(deadline - o.get(OrchestratorSettings.ANSWER_RESERVE)), congested, priority,
                                 r -> refusal.accept("inventory " + r)))
                 : ApiServer.Admission.ALWAYS);
         warmUp = new WarmUp(new WarmUp.Target(node.dataSource, node.clock, node.engine.timings(),
-                s.paymentTimeout(), s.answerReserveMillis(), s.requestBudgetMillis(),
+                o.get(OrchestratorSettings.PAYMENT_STEP_TIMEOUT), o.get(OrchestratorSettings.ANSWER_RESERVE), o.get(OrchestratorSettings.REQUEST_BUDGET),
                 o.get(OrchestratorSettings.IDEMPOTENCY_RETENTION), node.inventory.config(),
                 URI.create(s.inventoryUrl())), s.warmUpOrders(), s.warmUpMax(),
                 Math.max(1, Math.min(4, s.dbPoolSize() - 2)), node.registry);
         api = ApiServer.start(s.host(), s.apiPort(), orders, store, warmUp.readiness(node::readiness),
-                node.registry, admission, node.clock, new RequestBudget(s.requestBudgetMillis(),
-                        Math.max(s.requestBudgetMillis(), o.get(OrchestratorSettings.MAX_BUDGET))), this::componentRoutes,
+                node.registry, admission, node.clock, new RequestBudget(o.get(OrchestratorSettings.REQUEST_BUDGET),
+                        Math.max(o.get(OrchestratorSettings.REQUEST_BUDGET), o.get(OrchestratorSettings.MAX_BUDGET))), this::componentRoutes,
                 protection.limits(), access, protection.quotas());
         components.start(Component.of("api", api));
         // Orders through Kafka take the API's path: validation, keys, admission, the saga (docs/events.md).
-        OrderCommands commands = new OrderCommands(orders, admission, node.clock, s.requestBudgetMillis());
+        OrderCommands commands = new OrderCommands(orders, admission, node.clock, o.get(OrchestratorSettings.REQUEST_BUDGET));
         components.start(Component.of("order-commands", new OrderCommandConsumer(commands, node.jdbi,
                 node.relayWakeUp(), new OrderCommandConsumer.Config(s.kafka(), s.consumerThreads(),
                         o.get(OrchestratorSettings.CONSUMER_RETRY), node.registry)).start()));

@@ -28,11 +28,7 @@ import static org.sagas.orchestrator.config.Setting.text;
  */
 public record Settings(String dbUrl, String dbUser, String dbPassword, String kafkaBootstrap, String host,
         int apiPort, int inventoryPort, int paymentPort, String inventoryUrl, String paymentUrl, Path dataDir,
-        int dbPoolSize, int consumerThreads, Duration paymentTimeout, int pendingCap, double resumeRate,
-        Duration pendingTtl, long requestBudgetMillis, long answerReserveMillis, boolean degradedMode, boolean shedding,
-        java.util.Set<String> inventoryLayers, Duration stepLease, Duration parkRetry, int foregroundBusyAt,
-        Duration foregroundMaxWait, double foregroundCpuBusy, SettingsTable.Values orchestrator,
-        Map<String, String> raw) {
+        int dbPoolSize, int consumerThreads, SettingsTable.Values orchestrator, Map<String, String> raw) {
 
     private static final Set<String> ALL = Setting.ALL_ROLES;
     private static final Set<String> CONSUMERS = Set.of("saga-worker", "payment-worker");
@@ -174,15 +170,8 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         }
         return new Settings(dbUrl, app.get(DB_USER), dbPassword, app.get(KAFKA_BOOTSTRAP), host,
                 app.get(HTTP_PORT), inventoryPort, paymentPort, inventoryUrl, paymentUrl,
-                dataDir.isEmpty() ? null : Path.of(dataDir), app.get(DB_POOL_SIZE), app.get(CONSUMER_THREADS),
-                o.get(OrchestratorSettings.PAYMENT_STEP_TIMEOUT), o.get(OrchestratorSettings.PENDING_CAP),
-                o.get(OrchestratorSettings.RESUME_MAX_RATE), o.get(OrchestratorSettings.PENDING_TTL),
-                o.get(OrchestratorSettings.REQUEST_BUDGET), o.get(OrchestratorSettings.ANSWER_RESERVE),
-                o.get(OrchestratorSettings.DEGRADED_MODE), o.get(OrchestratorSettings.SHEDDING),
-                o.get(OrchestratorSettings.INVENTORY_LAYERS), o.get(OrchestratorSettings.STEP_LEASE),
-                o.get(OrchestratorSettings.PARK_RETRY), o.get(OrchestratorSettings.FOREGROUND_BUSY_AT),
-                o.get(OrchestratorSettings.FOREGROUND_MAX_WAIT),
-                o.get(OrchestratorSettings.FOREGROUND_CPU_PERCENT) / 100.0, o, Map.copyOf(raw));
+                dataDir.isEmpty() ? null : Path.of(dataDir), app.get(DB_POOL_SIZE), app.get(CONSUMER_THREADS), o,
+                Map.copyOf(raw));
     }
 
     /** The sandbox fraud service's port (0 in the environment: a free port, chosen once when read). */
@@ -250,9 +239,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
     /** The same settings pointing at concrete infrastructure. */
     public Settings withInfrastructure(String jdbcUrl, String user, String password, String bootstrap) {
         return new Settings(jdbcUrl, user, password, bootstrap, host, apiPort, inventoryPort, paymentPort,
-                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
-                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers, stepLease, parkRetry,
-                foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, orchestrator, raw);
+                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, orchestrator, raw);
     }
 
     /**
@@ -267,9 +254,7 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
         Map<String, String> changed = new LinkedHashMap<>(raw);
         changed.put(variable, value);
         return new Settings(dbUrl, dbUser, dbPassword, kafkaBootstrap, host, apiPort, inventoryPort, paymentPort,
-                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, paymentTimeout, pendingCap,
-                resumeRate, pendingTtl, requestBudgetMillis, answerReserveMillis, degradedMode, shedding, inventoryLayers,
-                stepLease, parkRetry, foregroundBusyAt, foregroundMaxWait, foregroundCpuBusy, orchestrator,
+                inventoryUrl, paymentUrl, dataDir, dbPoolSize, consumerThreads, orchestrator,
                 java.util.Collections.unmodifiableMap(changed));
     }
 

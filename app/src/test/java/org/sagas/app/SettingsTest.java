@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.OrchestratorSettings;
 
 class SettingsTest {
 
@@ -38,8 +39,8 @@ class SettingsTest {
         Settings s = Settings.from(Map.of("SAGA_HTTP_PORT", "9000", "SAGA_STEP_LEASE_MS", "1500")::get,
                 Map.of("--port", "9100"));
         assertThat(s.apiPort()).isEqualTo(9100);
-        assertThat(s.stepLease()).isEqualTo(Duration.ofMillis(1500));
-        assertThat(s.pendingCap()).isEqualTo(10_000);
+        assertThat(s.orchestrator().get(OrchestratorSettings.STEP_LEASE)).isEqualTo(Duration.ofMillis(1500));
+        assertThat(s.orchestrator().get(OrchestratorSettings.PENDING_CAP)).isEqualTo(10_000);
         assertThat(s.raw()).containsEntry("SAGA_HTTP_PORT", "9100").containsKey("SAGA_INVENTORY_TIMEOUT_MS");
     }
 
