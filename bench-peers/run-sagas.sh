@@ -21,7 +21,7 @@ TARGET="$ROOT/bench-peers/target"
 echo "building the product and bench-peers (one reactor, nothing installed)..."
 ./mvnw -B -q -f bench-peers/reactor/pom.xml package dependency:build-classpath \
   -DskipTests -Dmaven.test.skip=true -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath
-APP_CP="$ROOT/app/target/sagas-app.jar:$ROOT/app/target/lib/*"
+APP_CP="$ROOT/app/target/sagas-app.jar:$ROOT/app/target/lib/*:$ROOT/app/target/sandbox-lib/*"
 PEERS_CP="$TARGET/classes:$(cat "$TARGET/runtime.classpath")"
 exec java -Xms256m -Xmx1g -XX:+UseG1GC -Duser.timezone=UTC \
   -Dlogback.configurationFile=saga-peers-logback.xml \

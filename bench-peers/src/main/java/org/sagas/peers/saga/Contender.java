@@ -29,7 +29,7 @@ record Contender(String name, String label, String database, String classPath, L
 
     /** What every contender is started with: the same servers, pool size and sandbox services. */
     record Setting(EmbeddedPostgresServer engines, String bootstrapServers, String appClassPath,
-            String peersClassPath, int poolSize, String inventoryUrl, String paymentUrl, Path logs) {
+            String peersClassPath, int poolSize, String inventoryUrl, String paymentUrl, String ledgerToken, Path logs) {
         String jdbcUrl(String database, String applicationName) {
             return engines.jdbcUrl(database) + "?ApplicationName=" + applicationName;
         }
@@ -46,10 +46,14 @@ record Contender(String name, String label, String database, String classPath, L
         env.put("SAGA_DB_POOL_SIZE", Integer.toString(s.poolSize()));
         env.put("SAGA_INVENTORY_URL", s.inventoryUrl());
         env.put("SAGA_PAYMENT_URL", s.paymentUrl());
+        // Its reconciler pulls the sandbox's ledgers, as ./sagas up's does: without the token every
+        // pull is refused and every confirmed order becomes a finding (work no peer does).
+        env.put("SAGA_SANDBOX_LEDGER_TOKEN", s.ledgerToken());
         // Free ports: the API's is read from its output; the product's own sandbox idles on the others.
         env.put("SAGA_HTTP_PORT", "0");
         env.put("SAGA_INVENTORY_PORT", "0");
         env.put("SAGA_PAYMENT_PORT", "0");
+        env.put("SAGA_FRAUD_PORT", "0");
         env.put("SAGA_ADMIN_PORT", "0");
         // The same limits for every contender: the peers limit no client, so neither does the product
         // (its SAGA_CLIENT_RATE of 50 a client refused a sixth of one customer's 60 orders/s).

@@ -70,7 +70,8 @@ final class ContenderRun {
         servers.freshDatabase(servers.engines, contender.database());
         out.println("  preparing its schema (not timed)...");
         contender.prepare(setting);
-        String skuPrefix = contender.name().toUpperCase() + "-";
+        // SKUs of their own each round: a round's check counts only its own orders' reservations.
+        String skuPrefix = contender.name().toUpperCase() + "-R" + round + "-";
         for (int i = 0; i < SKUS; i++) {
             ledger.setStock(skuPrefix + i, STOCK_PER_SKU);
         }

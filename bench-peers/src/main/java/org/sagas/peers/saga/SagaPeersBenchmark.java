@@ -72,7 +72,7 @@ public final class SagaPeersBenchmark {
                     "SAGA_DB_USER", EmbeddedPostgresServer.USER, "SAGA_DB_PASSWORD", EmbeddedPostgresServer.PASSWORD,
                     "SAGA_HTTP_PORT", "0", "SAGA_ADMIN_PORT", "0",
                     "SAGA_INVENTORY_PORT", Integer.toString(inventoryPort),
-                    "SAGA_PAYMENT_PORT", Integer.toString(paymentPort),
+                    "SAGA_PAYMENT_PORT", Integer.toString(paymentPort), "SAGA_FRAUD_PORT", "0",
                     "SAGA_SANDBOX_CONTROLS", "on", "SAGA_SANDBOX_LEDGER_TOKEN", ledgerToken);
             out.println("starting the sandbox services (./sagas sandbox, a JVM of their own)...");
             try (ChildJvm sandbox = ChildJvm.start("sandbox", appClassPath, List.of("org.sagas.app.Main", "sandbox"),
@@ -85,7 +85,7 @@ public final class SagaPeersBenchmark {
                 WarmUp.run(ledger, new SandboxClient(URI.create(inventoryUrl),
                         URI.create(paymentUrl)), servers.broker.bootstrapServers(), WARM_UP, out);
                 Contender.Setting setting = new Contender.Setting(servers.engines, servers.broker.bootstrapServers(),
-                        appClassPath, System.getProperty("java.class.path"), poolSize, inventoryUrl, paymentUrl, logs);
+                        appClassPath, System.getProperty("java.class.path"), poolSize, inventoryUrl, paymentUrl, ledgerToken, logs);
                 run.put("started_at", Instant.now().toString());
                 run.put("cores", Runtime.getRuntime().availableProcessors());
                 run.put("jdk", Runtime.version().toString());
