@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * The embedded default: a PostgreSQL server and a KRaft broker under one data directory, each in
  * a process of its own, stopped by {@link #close()}. Not thread-safe.
  */
-final class EmbeddedStack implements AutoCloseable {
+public final class EmbeddedStack implements AutoCloseable {
     static final String DATABASE = "sagas";
     /** The embedded PostgreSQL's password, under {@code <data dir>/postgres/}. */
     static final String PASSWORD_FILE = "password";
@@ -46,12 +46,12 @@ final class EmbeddedStack implements AutoCloseable {
     }
 
     /** On a fresh temporary directory, deleted when the stack is closed. */
-    static EmbeddedStack scratch() {
+    public static EmbeddedStack scratch() {
         ScratchDirectory dir = ScratchDirectory.create("sagas-");
         return new EmbeddedStack(dir.path(), dir);
     }
 
-    Path dataDir() {
+    public Path dataDir() {
         return dataDir;
     }
 
@@ -59,7 +59,7 @@ final class EmbeddedStack implements AutoCloseable {
      * Loads {@code pg_stat_statements} into the embedded PostgreSQL (before {@link #start}), so a
      * benchmark can tell each database's WAL apart; it costs the server a little per statement.
      */
-    EmbeddedStack withStatementStatistics() {
+    public EmbeddedStack withStatementStatistics() {
         postgresConfig = java.util.Map.of("shared_preload_libraries", "pg_stat_statements");
         return this;
     }
@@ -104,7 +104,7 @@ final class EmbeddedStack implements AutoCloseable {
     }
 
     /** The embedded broker's process id, or -1 without one. */
-    long brokerPid() {
+    public long brokerPid() {
         return broker == null ? -1 : broker.pid();
     }
 
@@ -112,7 +112,7 @@ final class EmbeddedStack implements AutoCloseable {
      * Starts the servers asked for. Servers a crashed run left in the data directory are ended
      * first (ADR 0013); a data directory another live {@code ./sagas} uses is refused.
      */
-    Settings start(Settings settings, boolean database, boolean kafka) {
+    public Settings start(Settings settings, boolean database, boolean kafka) {
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {

@@ -109,7 +109,7 @@ public final class Main {
                     }
                     return 0;
                 case "bench":
-                    return Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
+                    return org.sagas.app.bench.Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
                 case "fuzz":
                     return Fuzz.run(flags, settings, out);
                 default:

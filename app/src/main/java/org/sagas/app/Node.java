@@ -54,11 +54,11 @@ import org.sagas.orchestrator.tracing.Tracing;
  * What every role of one process shares: the connection pool, the metrics registry, the saga
  * engine, one resilience stack per dependency, and the in-process relay signal. Thread-safe.
  */
-final class Node implements AutoCloseable {
+public final class Node implements AutoCloseable {
     /** PostgreSQL {@code application_name} of the product's connections. */
-    static final String APPLICATION = "sagas";
+    public static final String APPLICATION = "sagas";
     /** ... and of a process that runs only the sandbox participants. */
-    static final String SANDBOX_APPLICATION = "sagas-sandbox";
+    public static final String SANDBOX_APPLICATION = "sagas-sandbox";
     final Settings settings;
     final HikariDataSource dataSource;
     final Jdbi jdbi;

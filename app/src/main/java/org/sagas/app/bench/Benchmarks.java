@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -6,13 +6,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.sagas.app.bench.MachineSpeed;
+import org.sagas.app.ApiProtection;
+import org.sagas.app.ConfigurationError;
+import org.sagas.app.EmbeddedStack;
+import org.sagas.app.Settings;
 
 /** {@code ./sagas bench <name>}: each benchmark prints its figures and writes bench/results/<name>.json. */
-final class Benchmarks {
+public final class Benchmarks {
     private Benchmarks() {}
 
-    static int run(List<String> args, Map<String, String> flags, Settings settings, PrintStream out) {
+    public static int run(List<String> args, Map<String, String> flags, Settings settings, PrintStream out) {
         if (args.isEmpty()) {
             throw new ConfigurationError("bench needs a name: throughput, steady, overload, relay, cascade or reconcile");
         }
@@ -121,7 +124,7 @@ final class Benchmarks {
     }
 
     /** Benchmarks bring their own product on free ports, so they never collide with a running one. */
-    static Settings benchSettings(Settings settings) {
+    public static Settings benchSettings(Settings settings) {
         Map<String, String> env = new java.util.HashMap<>(settings.raw());
         env.put("SAGA_HTTP_PORT", "0");
         env.put("SAGA_INVENTORY_PORT", "0");
@@ -149,7 +152,7 @@ final class Benchmarks {
         return (dir != null ? home.resolve(dir) : home.resolve("target").resolve("bench-results")).resolve(name + ".json");
     }
 
-    static int intFlag(Map<String, String> flags, String name, int defaultValue) {
+    public static int intFlag(Map<String, String> flags, String name, int defaultValue) {
         String v = flags.get(name);
         if (v == null) {
             return defaultValue;

@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
-import org.sagas.app.bench.ChildJvm;
-import org.sagas.app.bench.CpuMeter;
+import org.sagas.app.EmbeddedStack;
+import org.sagas.app.Node;
+import org.sagas.app.Settings;
 import org.sagas.embedded.FreePorts;
 
 /**

@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,12 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
-import java.util.HashMap;
-import org.sagas.app.bench.CpuMeter;
-import org.sagas.app.bench.ThreadCpu;
-import org.sagas.app.bench.DbCounters;
-import org.sagas.app.bench.Latencies;
-import org.sagas.app.bench.OrderCost;
+import org.sagas.app.Settings;
 import org.sagas.orchestrator.Json;
 
 /**

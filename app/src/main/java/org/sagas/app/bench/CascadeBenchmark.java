@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
@@ -24,8 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.sagas.app.bench.KafkaOrders;
-import org.sagas.app.bench.Latencies;
+import org.sagas.app.Settings;
 import org.sagas.orchestrator.Json;
 
 /**

@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -35,7 +35,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.sagas.app.bench.Latencies;
+import org.sagas.app.EmbeddedStack;
+import org.sagas.app.Settings;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.messaging.Topics;
 import org.sagas.orchestrator.ordering.OrderMessages;

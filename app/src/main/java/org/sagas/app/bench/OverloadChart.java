@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import java.util.List;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package org.sagas.app;
+package org.sagas.app.bench;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -22,11 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.sagas.app.bench.ClientPriority;
-import org.sagas.app.bench.CpuMeter;
-import org.sagas.app.bench.Latencies;
-import org.sagas.app.bench.OpenLoop;
-import org.sagas.app.bench.ThreadCpu;
+import org.sagas.app.Settings;
 import org.sagas.app.bench.OpenLoop.Outcome;
 import org.sagas.orchestrator.Json;
 
