@@ -142,16 +142,7 @@ public final class OrderCommandConsumer implements AutoCloseable {
 
     /** The outcome, once per command: the inbox row and the outbox row commit together. */
     private void publish(IncomingMessage command, OrderCommands.Outcome outcome) {
-        boolean first = jdbi.inTransaction(h -> {
-            if (Inbox.firstDeliveries(h, CONSUMER, List.of(command.messageId())).isEmpty()) {
-                return false;
-            }
-            OutboxWriter.append(h, List.of(message(outcome)), command.messageId().toString());
-            return true;
-        });
-        if (first) {
-            afterOutboxWrite.run();
-        } else {
+        if (!publishOnce(CONSUMER, command.messageId(), outcome)) {
             log.info("command {} ({}) delivered again: answered by its key, its outcome already published",
                     command.messageId(), command.type());
         }
@@ -181,18 +172,30 @@ public final class OrderCommandConsumer implements AutoCloseable {
         OrderCommands.Refused refused = new OrderCommands.Refused(reference, type, null,
                 failing ? "overloaded" : "invalid-request", failing ? 503 : 400,
                 "dead-lettered to " + Topics.deadLetter(Topics.ORDERS_COMMANDS) + " (" + cause + "): " + reason);
+        if (publishOnce(DEAD_LETTERED, messageId.get(), refused)) {
+            log.info("command {} for {} dead-lettered ({}): refusal published on {}", messageId.get(), reference,
+                    cause, Topics.ORDERS_EVENTS);
+        }
+    }
+
+    /**
+     * Writes {@code outcome} to the outbox, correlated to {@code commandId}, unless the inbox
+     * {@code inbox} has seen that command: the inbox row and the outbox row commit together.
+     *
+     * @return whether it was written now (and the relay woken)
+     */
+    private boolean publishOnce(String inbox, UUID commandId, OrderCommands.Outcome outcome) {
         boolean first = jdbi.inTransaction(h -> {
-            if (Inbox.firstDeliveries(h, DEAD_LETTERED, List.of(messageId.get())).isEmpty()) {
+            if (Inbox.firstDeliveries(h, inbox, List.of(commandId)).isEmpty()) {
                 return false;
             }
-            OutboxWriter.append(h, List.of(message(refused)), messageId.get().toString());
+            OutboxWriter.append(h, List.of(message(outcome)), commandId.toString());
             return true;
         });
         if (first) {
             afterOutboxWrite.run();
-            log.info("command {} for {} dead-lettered ({}): refusal published on {}", messageId.get(), reference,
-                    cause, Topics.ORDERS_EVENTS);
         }
+        return first;
     }
 
     /** On orders.events, keyed by the order when there is one (as its status events), else the reference. */
