@@ -55,10 +55,13 @@ public final class FreePorts {
     }
 
     /** The lowest port of the kernel's ephemeral range (Linux), or 0 when it cannot be read. */
-    private static int ephemeralLow() {
-        try {
-            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).strip();
-            return Integer.parseInt(range.split("\\s+")[0]);
+    static int ephemeralLow() {
+        // Read as a stream: Files.readString trusts the size /proc reports and returned "3" of
+        // "32768 60999", so every port came from the kernel's ephemeral range after all (a sandbox's
+        // port was handed out twice in one JVM, full12 of 2026-12-04).
+        try (java.io.BufferedReader reader = Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+            String range = reader.readLine();
+            return range == null ? 0 : Integer.parseInt(range.strip().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return 0;
         }
