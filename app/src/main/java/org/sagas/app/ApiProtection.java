@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * whether an open API may start, per-client quotas, and the limits every listener puts on slow
  * clients. Immutable.
  */
-public record ApiProtection(Path keysFile, Auth auth, Set<String> priorityCustomers, int clientRate, int clientBurst,
+record ApiProtection(Path keysFile, Auth auth, Set<String> priorityCustomers, int clientRate, int clientBurst,
         int clientPendingCap, EdgeLimits limits) {
     private static final Logger log = LoggerFactory.getLogger(ApiProtection.class);
 
@@ -41,7 +41,7 @@ public record ApiProtection(Path keysFile, Auth auth, Set<String> priorityCustom
                     + " off: open API on any address");
     static final Setting<Set<String>> PRIORITY_CUSTOMERS = Setting.list("SAGA_PRIORITY_CUSTOMERS", API,
             "open API only: customer ids whose X-Priority is honoured (with keys: the 'priority' column)");
-    public static final Setting<Integer> CLIENT_RATE = Setting.integer("SAGA_CLIENT_RATE", 50, 0, 1_000_000, "orders/s",
+    static final Setting<Integer> CLIENT_RATE = Setting.integer("SAGA_CLIENT_RATE", 50, 0, 1_000_000, "orders/s",
             API, "order submissions per second per client (API key, or customerId); 0 = no limit; a key's"
                     + " rate=N replaces it");
     static final Setting<Integer> CLIENT_BURST = Setting.integer("SAGA_CLIENT_BURST", 100, 1, 10_000_000, "orders",

@@ -11,7 +11,7 @@ final class Fuzz {
     private Fuzz() {}
 
     static int run(Map<String, String> flags, Settings settings, PrintStream out) {
-        long seconds = org.sagas.app.bench.Benchmarks.intFlag(flags, "--seconds", 60);
+        long seconds = Flags.positiveInt(flags, "--seconds", 60);
         long seed;
         try {
             seed = Long.parseLong(flags.getOrDefault("--seed", "16"));
@@ -27,7 +27,7 @@ final class Fuzz {
         }
         out.println("starting a product of its own (embedded unless SAGA_DB_URL / SAGA_KAFKA_BOOTSTRAP are set)");
         // Product.up brings the embedded PostgreSQL and Kafka itself when no external ones are set.
-        try (Product product = Product.up(org.sagas.app.bench.Benchmarks.benchSettings(settings),
+        try (Product product = Product.up(settings.forOwnProduct(),
                 new PrintStream(new ByteArrayOutputStream()))) {
             URI api = URI.create("http://127.0.0.1:" + product.apiPort());
             int failed = new FuzzCommand(api, null, () -> product.node().jdbi.withHandle(h -> h

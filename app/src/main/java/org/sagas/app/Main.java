@@ -109,7 +109,10 @@ public final class Main {
                     }
                     return 0;
                 case "bench":
-                    return org.sagas.app.bench.Benchmarks.run(positional.subList(1, positional.size()), flags, settings, out);
+                    return LauncherCommand.find("bench").orElseThrow(() -> new ConfigurationError("./sagas bench needs"
+                            + " the benchmarks module (benchmarks-*.jar on the class path), which the product's image"
+                            + " leaves out: run it from a checkout")).run(positional.subList(1, positional.size()),
+                                    flags, settings, out);
                 case "fuzz":
                     return Fuzz.run(flags, settings, out);
                 default:

@@ -174,6 +174,27 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
                 Map.copyOf(raw));
     }
 
+    /**
+     * The same settings for a product that a command starts for itself (a benchmark, the fuzzer):
+     * every port free, the participants its own sandbox's, and no per-client rate limit unless one
+     * was asked for (the benchmarks drive one customer as fast as the machine allows). It never
+     * collides with a product already running.
+     */
+    public Settings forOwnProduct() {
+        Map<String, String> env = new java.util.HashMap<>(raw);
+        for (String port : List.of("SAGA_HTTP_PORT", "SAGA_INVENTORY_PORT", "SAGA_PAYMENT_PORT", "SAGA_FRAUD_PORT",
+                "SAGA_ADMIN_PORT")) {
+            env.put(port, "0");
+        }
+        for (String url : List.of(INVENTORY_URL.name(), PAYMENT_URL.name(), FRAUD_URL.name())) {
+            env.put(url, "");
+        }
+        if (env.get(ApiProtection.CLIENT_RATE.name()).equals(ApiProtection.CLIENT_RATE.defaultValue())) {
+            env.put(ApiProtection.CLIENT_RATE.name(), "0");
+        }
+        return from(env::get, Map.of());
+    }
+
     /** The sandbox fraud service's port (0 in the environment: a free port, chosen once when read). */
     public int fraudPort() {
         return Integer.parseInt(raw.get(FRAUD_PORT.name()));

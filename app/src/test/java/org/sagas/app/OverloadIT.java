@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.sagas.app.Submissions.Answer;
-import org.sagas.app.bench.ChildJvm;
+import org.sagas.app.cluster.ChildJvm;
 import org.sagas.embedded.FreePorts;
 import org.sagas.testkit.RealInfrastructure;
 

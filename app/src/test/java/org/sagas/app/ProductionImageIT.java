@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The class path the production image copies (target/sagas-app.jar and target/lib, see the
- * Dockerfile) has no sandbox participants, and the launcher on it refuses role sandbox with an
- * error naming the missing module (docs/decisions/0031). An IT: it reads what {@code package} made.
+ * Dockerfile) has no sandbox participants and no benchmarks, and the launcher on it refuses role
+ * sandbox and {@code bench} with an error naming the missing module (docs/decisions/0031, 0033). An IT: it reads what {@code package} made.
  */
 class ProductionImageIT {
     private static final Path TARGET = Path.of("target").toAbsolutePath();
@@ -45,6 +45,27 @@ class ProductionImageIT {
         assertThat(process.exitValue()).as(output).isEqualTo(1);
         assertThat(output).contains("sagas: error: role sandbox needs the sandbox module")
                 .doesNotContain("ClassNotFoundException").doesNotContain("NoClassDefFoundError");
+    }
+
+    @Test
+    void shouldHaveNoBenchmarkOnTheProductionClassPathAndSaySoWhenBenchIsAsked() throws Exception {
+        // The benchmarks are a module that builds on app (docs/decisions/0033): nothing here holds them
+        assertThat(jars(TARGET.resolve("lib"))).noneMatch(j -> j.startsWith("benchmarks"));
+        try (java.util.jar.JarFile app = new java.util.jar.JarFile(TARGET.resolve("sagas-app.jar").toFile())) {
+            assertThat(app.stream().map(java.util.jar.JarEntry::getName)).noneMatch(n -> n.startsWith("org/sagas/app/bench/")
+                    && n.endsWith(".class"));
+        }
+        String classPath = TARGET.resolve("sagas-app.jar") + File.pathSeparator + TARGET.resolve("lib") + "/*";
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process process = new ProcessBuilder(java.toString(), "-cp", classPath, "org.sagas.app.Main", "bench",
+                "steady").redirectErrorStream(true).start();
+        process.getOutputStream().close();
+
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.exitValue()).as(output).isEqualTo(1);
+        assertThat(output).contains("sagas: error: ./sagas bench needs the benchmarks module")
+                .doesNotContain("Exception");
     }
 
     private static List<String> jars(Path dir) throws Exception {

@@ -101,7 +101,7 @@ class SettingsPasswordFileTest {
 
         // Then the password carries over and the file is not needed
         assertThat(again.dbPassword()).isEqualTo("s3cret");
-        assertThat(org.sagas.app.bench.Benchmarks.benchSettings(first).dbPassword()).isEqualTo("s3cret");
+        assertThat(first.forOwnProduct().dbPassword()).isEqualTo("s3cret");
     }
 
     private static Settings settings(Map<String, String> env) {

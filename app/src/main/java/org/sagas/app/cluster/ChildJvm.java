@@ -1,4 +1,4 @@
-package org.sagas.app.bench;
+package org.sagas.app.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

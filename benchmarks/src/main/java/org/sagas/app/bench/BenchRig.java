@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.sagas.app.EmbeddedStack;
 import org.sagas.app.Node;
 import org.sagas.app.Settings;
+import org.sagas.app.cluster.ChildJvm;
 import org.sagas.embedded.FreePorts;
 
 /**

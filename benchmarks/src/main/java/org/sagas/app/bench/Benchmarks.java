@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.sagas.app.ApiProtection;
 import org.sagas.app.ConfigurationError;
 import org.sagas.app.EmbeddedStack;
+import org.sagas.app.Flags;
 import org.sagas.app.Settings;
 
 /** {@code ./sagas bench <name>}: each benchmark prints its figures and writes bench/results/<name>.json. */
@@ -41,31 +41,31 @@ public final class Benchmarks {
         try {
             switch (args.get(0)) {
                 case "throughput":
-                    new ThroughputBenchmark(out, intFlag(flags, "--orders", 20_000), intFlag(flags, "--concurrency", 32),
-                            Duration.ofSeconds(intFlag(flags, "--duration", 30)),
-                            flags.containsKey("--provider-latency-ms") ? intFlag(flags, "--provider-latency-ms", 0) : 0,
+                    new ThroughputBenchmark(out, Flags.positiveInt(flags, "--orders", 20_000), Flags.positiveInt(flags, "--concurrency", 32),
+                            Duration.ofSeconds(Flags.positiveInt(flags, "--duration", 30)),
+                            flags.containsKey("--provider-latency-ms") ? Flags.positiveInt(flags, "--provider-latency-ms", 0) : 0,
                             flags.containsKey("--warm-up"))
-                            .run(benchSettings(settings), results(flags, "throughput"));
+                            .run(settings.forOwnProduct(), results(flags, "throughput"));
                     return 0;
                 case "steady":
-                    new SteadyBenchmark(out, intFlag(flags, "--rate", 100),
-                            Duration.ofSeconds(intFlag(flags, "--duration", 12)), flags.containsKey("--warm-up"),
+                    new SteadyBenchmark(out, Flags.positiveInt(flags, "--rate", 100),
+                            Duration.ofSeconds(Flags.positiveInt(flags, "--duration", 12)), flags.containsKey("--warm-up"),
                             via(flags))
-                            .run(benchSettings(settings), results(flags, "steady"));
+                            .run(settings.forOwnProduct(), results(flags, "steady"));
                     return 0;
                 case "overload":
-                    new OverloadBenchmark(out, Duration.ofSeconds(intFlag(flags, "--duration", 60)))
-                            .run(benchSettings(settings), results(flags, "overload"));
+                    new OverloadBenchmark(out, Duration.ofSeconds(Flags.positiveInt(flags, "--duration", 60)))
+                            .run(settings.forOwnProduct(), results(flags, "overload"));
                     return 0;
                 case "relay":
                     relay(settings, out, results(flags, "relay"));
                     return 0;
                 case "reconcile":
-                    new ReconcileBenchmark(out, intFlag(flags, "--events", 1_000_000))
+                    new ReconcileBenchmark(out, Flags.positiveInt(flags, "--events", 1_000_000))
                             .run(settings, results(flags, "reconcile"));
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out, flags.containsKey("--warm-up"), via(flags)).run(benchSettings(settings), results(flags, "cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up"), via(flags)).run(settings.forOwnProduct(), results(flags, "cascade"),
                             args.subList(1, args.size()));
                     return 0;
                 default:
@@ -123,25 +123,6 @@ public final class Benchmarks {
         }
     }
 
-    /** Benchmarks bring their own product on free ports, so they never collide with a running one. */
-    public static Settings benchSettings(Settings settings) {
-        Map<String, String> env = new java.util.HashMap<>(settings.raw());
-        env.put("SAGA_HTTP_PORT", "0");
-        env.put("SAGA_INVENTORY_PORT", "0");
-        env.put("SAGA_PAYMENT_PORT", "0");
-        env.put("SAGA_FRAUD_PORT", "0");
-        env.put("SAGA_ADMIN_PORT", "0");
-        env.put("SAGA_INVENTORY_URL", "");
-        env.put("SAGA_PAYMENT_URL", "");
-        env.put("SAGA_FRAUD_URL", "");
-        // The benchmarks drive one customer as fast as the machine allows: no per-client rate limit
-        // unless one was asked for.
-        if (env.get("SAGA_CLIENT_RATE").equals(ApiProtection.CLIENT_RATE.defaultValue())) {
-            env.put("SAGA_CLIENT_RATE", "0");
-        }
-        return Settings.from(env::get, Map.of());
-    }
-
     /**
      * Where a benchmark writes its results: {@code --results DIR} when given (the figures the README
      * quotes go to {@code bench/results}), else {@code target/bench-results}, outside tracked files.
@@ -152,19 +133,4 @@ public final class Benchmarks {
         return (dir != null ? home.resolve(dir) : home.resolve("target").resolve("bench-results")).resolve(name + ".json");
     }
 
-    public static int intFlag(Map<String, String> flags, String name, int defaultValue) {
-        String v = flags.get(name);
-        if (v == null) {
-            return defaultValue;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new ConfigurationError(name + " must be a positive integer (got '" + v + "')");
-        }
-    }
 }
