@@ -182,12 +182,11 @@ public record Settings(String dbUrl, String dbUser, String dbPassword, String ka
      */
     public Settings forOwnProduct() {
         Map<String, String> env = new java.util.HashMap<>(raw);
-        for (String port : List.of("SAGA_HTTP_PORT", "SAGA_INVENTORY_PORT", "SAGA_PAYMENT_PORT", "SAGA_FRAUD_PORT",
-                "SAGA_ADMIN_PORT")) {
-            env.put(port, "0");
+        for (Setting<?> port : List.of(HTTP_PORT, INVENTORY_PORT, PAYMENT_PORT, FRAUD_PORT, AdminSettings.PORT)) {
+            env.put(port.name(), "0");
         }
-        for (String url : List.of(INVENTORY_URL.name(), PAYMENT_URL.name(), FRAUD_URL.name())) {
-            env.put(url, "");
+        for (Setting<?> url : List.of(INVENTORY_URL, PAYMENT_URL, FRAUD_URL)) {
+            env.put(url.name(), "");
         }
         if (env.get(ApiProtection.CLIENT_RATE.name()).equals(ApiProtection.CLIENT_RATE.defaultValue())) {
             env.put(ApiProtection.CLIENT_RATE.name(), "0");

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -27,22 +28,10 @@ class ProductionImageIT {
 
     @Test
     void shouldExitWithAConfigurationErrorWhenRoleSandboxIsAskedOfTheProductionClassPath() throws Exception {
-        String classPath = TARGET.resolve("sagas-app.jar") + File.pathSeparator + TARGET.resolve("lib") + "/*";
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classPath, "org.sagas.app.Main", "sandbox")
-                .redirectErrorStream(true);
         // An external database is named (role sandbox needs one); the check comes before any connection.
-        builder.environment().put("SAGA_DB_URL", "jdbc:postgresql://127.0.0.1:1/none");
-        builder.environment().put("SAGA_INVENTORY_PORT", "0");
-        builder.environment().put("SAGA_PAYMENT_PORT", "0");
-        builder.environment().put("SAGA_FRAUD_PORT", "0");
-        builder.environment().put("SAGA_HTTP_PORT", "0");
-        Process process = builder.start();
-        process.getOutputStream().close();
-
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.exitValue()).as(output).isEqualTo(1);
+        String output = launchOnTheImagesClassPath(Map.of("SAGA_DB_URL", "jdbc:postgresql://127.0.0.1:1/none",
+                "SAGA_INVENTORY_PORT", "0", "SAGA_PAYMENT_PORT", "0", "SAGA_FRAUD_PORT", "0", "SAGA_HTTP_PORT", "0"),
+                "sandbox");
         assertThat(output).contains("sagas: error: role sandbox needs the sandbox module")
                 .doesNotContain("ClassNotFoundException").doesNotContain("NoClassDefFoundError");
     }
@@ -55,17 +44,30 @@ class ProductionImageIT {
             assertThat(app.stream().map(java.util.jar.JarEntry::getName)).noneMatch(n -> n.startsWith("org/sagas/app/bench/")
                     && n.endsWith(".class"));
         }
+        String output = launchOnTheImagesClassPath(Map.of(), "bench", "steady");
+        assertThat(output).contains("sagas: error: ./sagas bench needs the benchmarks module")
+                .doesNotContain("Exception");
+    }
+
+    /**
+     * Runs the launcher with {@code args} on the class path the image copies, with {@code env} added,
+     * and returns its output once it has exited with 1 (a configuration error).
+     */
+    private static String launchOnTheImagesClassPath(Map<String, String> env, String... args) throws Exception {
         String classPath = TARGET.resolve("sagas-app.jar") + File.pathSeparator + TARGET.resolve("lib") + "/*";
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(java.toString(), "-cp", classPath, "org.sagas.app.Main", "bench",
-                "steady").redirectErrorStream(true).start();
+        List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-cp", classPath,
+                "org.sagas.app.Main"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process process = builder.start();
         process.getOutputStream().close();
 
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.exitValue()).as(output).isEqualTo(1);
-        assertThat(output).contains("sagas: error: ./sagas bench needs the benchmarks module")
-                .doesNotContain("Exception");
+        return output;
     }
 
     private static List<String> jars(Path dir) throws Exception {
