@@ -192,6 +192,14 @@ public final class ResilientDependency {
     }
 
     /**
+     * The shortest attempt whose timeout counts against the dependency: its own attempt timeout or
+     * three usual answers, whichever is less; zero before its first answer.
+     */
+    Duration fairAttempt() {
+        return answers.fairAttempt(config.timeout().attemptTimeout());
+    }
+
+    /**
      * Returns the breaker's state. An open breaker whose open duration has passed is moved to
      * half-open first, rather than waiting for the next call to notice.
      */

@@ -69,6 +69,15 @@ class ResilientDependencyTest {
         return Deadline.after(WAIT);
     }
 
+    /**
+     * Twice the answer time the dependency has learnt: enough to send an attempt, short of a fair
+     * one. Read from the dependency, not assumed from the sleep that taught it, since a loaded machine
+     * stretches a 30 ms answer.
+     */
+    private static Duration twoUsualAnswers(ResilientDependency dependency) {
+        return dependency.fairAttempt().multipliedBy(2).dividedBy(AnswerTime.FAIR_MULTIPLE);
+    }
+
     private AttemptFunction<String> answering(String answer) {
         return timeout -> {
             attempts.incrementAndGet();
@@ -367,15 +376,17 @@ class ResilientDependencyTest {
         });
         List<Duration> given = new CopyOnWriteArrayList<>();
 
-        // When two calls arrive with 60 ms left of their deadline (the rest spent inside the product)
+        // When two calls arrive with twice the usual answer left of their deadline (the rest spent
+        // inside the product)
+        Duration twoUsualAnswers = twoUsualAnswers(dependency);
         for (int i = 0; i < 2; i++) {
-            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(60)),
+            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(twoUsualAnswers),
                     blockingFor2Seconds(given)));
             assertThat(cut.reason()).isEqualTo(Reason.TIMEOUT);
             assertThat(cut.cutShort()).isTrue();
         }
 
-        // Then the breaker stays closed: 60 ms, twice the usual answer, is no fair chance
+        // Then the breaker stays closed: twice the usual answer is no fair chance
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
         assertThat(listener.cutShort()).isEqualTo(2);
     }
@@ -412,9 +423,11 @@ class ResilientDependencyTest {
             throw new TimedOutFailure("the deadline would pass first", null, false);
         };
 
-        // When two calls left 60 ms are answered that it did not start: the deadline would pass first
+        // When two calls left twice the usual answer are answered that it did not start: the
+        // deadline would pass first
+        Duration twoUsualAnswers = twoUsualAnswers(dependency);
         for (int i = 0; i < 2; i++) {
-            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(60)),
+            DependencyUnavailable cut = unavailable(() -> dependency.call(Deadline.after(twoUsualAnswers),
                     notStarted));
             // Then each is cut short, without effect, and the breaker has no verdict
             assertThat(cut.cutShort()).isTrue();
