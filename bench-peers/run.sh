@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET="$ROOT/bench-peers/target"
-./mvnw -B -q -pl outbox-relay -am install -DskipTests
+./mvnw -B -q -pl relay-bench -am install -DskipTests
 ./mvnw -B -q -f bench-peers/pom.xml package -DskipTests
 ./mvnw -B -q -f bench-peers/pom.xml dependency:build-classpath -Dmdep.outputFile="$TARGET/peers.cp"
 # The embedded broker runs from the product's own Kafka 4.4 jars (testkit's class path).

@@ -39,11 +39,16 @@ class ProductionImageIT {
     @Test
     void shouldHaveNoBenchmarkOnTheProductionClassPathAndSaySoWhenBenchIsAsked() throws Exception {
         // The benchmarks are a module that builds on app (docs/decisions/0033): nothing here holds them
-        assertThat(jars(TARGET.resolve("lib"))).noneMatch(j -> j.startsWith("benchmarks"));
-        try (java.util.jar.JarFile app = new java.util.jar.JarFile(TARGET.resolve("sagas-app.jar").toFile())) {
-            assertThat(app.stream().map(java.util.jar.JarEntry::getName)).noneMatch(n -> n.startsWith("org/sagas/app/bench/")
-                    && n.endsWith(".class"));
+        // nor the relay's benchmark, a module of its own beside the relay
+        List<String> lib = jars(TARGET.resolve("lib"));
+        assertThat(lib).noneMatch(j -> j.startsWith("benchmarks") || j.startsWith("relay-bench"));
+        assertThat(lib).filteredOn(j -> j.startsWith("outbox-relay")).hasSize(1);
+        for (String relay : lib.stream().filter(j -> j.startsWith("outbox-relay")).toList()) {
+            assertThat(classNames(TARGET.resolve("lib").resolve(relay))).isNotEmpty()
+                    .noneMatch(n -> n.startsWith("org/sagas/relay/bench/"));
         }
+        assertThat(classNames(TARGET.resolve("sagas-app.jar"))).isNotEmpty()
+                .noneMatch(n -> n.startsWith("org/sagas/app/bench/"));
         String output = launchOnTheImagesClassPath(Map.of(), "bench", "steady");
         assertThat(output).contains("sagas: error: ./sagas bench needs the benchmarks module")
                 .doesNotContain("Exception");
@@ -68,6 +73,13 @@ class ProductionImageIT {
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.exitValue()).as(output).isEqualTo(1);
         return output;
+    }
+
+    /** The class files' entry names in {@code jar}. */
+    private static List<String> classNames(Path jar) throws Exception {
+        try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+            return file.stream().map(java.util.jar.JarEntry::getName).filter(n -> n.endsWith(".class")).toList();
+        }
     }
 
     private static List<String> jars(Path dir) throws Exception {

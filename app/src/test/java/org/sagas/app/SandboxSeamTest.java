@@ -29,7 +29,7 @@ class SandboxSeamTest {
 
     @Test
     void shouldNameNoSandboxClassWhenInTheOtherModulesMainCode() throws IOException {
-        for (String module : List.of("orchestrator", "adapters", "reconciler", "outbox-relay")) {
+        for (String module : List.of("engine", "orchestrator", "adapters", "reconciler", "outbox-relay")) {
             assertThat(naming(module)).as(module).isEmpty();
             assertThat(Files.readString(ROOT.resolve(module).resolve("pom.xml")))
                     .as("%s's pom", module).doesNotContain("<artifactId>sandbox</artifactId>\n    </dependency>");

@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.Json;
 
 /** A listener's OpenAPI document: loaded once, refused at start when broken, served as it is. */
 class OpenApiDocumentTest {
@@ -41,6 +42,22 @@ class OpenApiDocumentTest {
             assertThat(OpenApiDocument.routesOf(app)).containsExactly("GET /openapi.json", "POST /orders");
         } finally {
             app.stop();
+        }
+    }
+
+    @Test
+    void shouldDocumentEveryComponentFailureCauseAndNoOther() throws Exception {
+        // The public API's document lists the codes a caller may see, and no others.
+        try (var in = OpenApiDocumentTest.class.getResourceAsStream("/org/sagas/orchestrator/http/openapi.json")) {
+            var codes = Json.mapper().readTree(in).at("/components/schemas/ComponentHealth/properties/lastCause/enum");
+            java.util.List<String> documented = new java.util.ArrayList<>();
+            codes.forEach(code -> {
+                if (!code.isNull()) {
+                    documented.add(code.asText());
+                }
+            });
+            assertThat(documented).containsExactly(java.util.Arrays.stream(org.sagas.orchestrator.lifecycle.FailureCause.values()).map(Enum::name)
+                    .toArray(String[]::new));
         }
     }
 }

@@ -44,6 +44,22 @@ public record OutboxRow(
         return part == 0 ? new Message(topic, messageId, messageType, payload) : more.get(part - 1);
     }
 
+    /**
+     * Column {@code more} of {@code messages}: (topic, message id, message type, payload) four by
+     * four, as {@link #more} reads it back; written by {@link org.sagas.relay.Outbox} alone.
+     */
+    public static String[] flatten(List<Message> messages) {
+        String[] flat = new String[messages.size() * 4];
+        int i = 0;
+        for (Message m : messages) {
+            flat[i++] = m.topic();
+            flat[i++] = m.messageId().toString();
+            flat[i++] = m.messageType();
+            flat[i++] = m.payload();
+        }
+        return flat;
+    }
+
     /** Reads column {@code more}: (topic, message id, message type, payload) four by four. */
     static List<Message> more(String[] flat) {
         if (flat == null || flat.length == 0) {

@@ -12,7 +12,7 @@ class RelayBenchmarkIT {
 
     /**
      * The full benchmark, only on request:
-     * {@code ./mvnw -B -pl outbox-relay verify -Drelay.bench=true -Dit.test=RelayBenchmarkIT}.
+     * {@code ./mvnw -B -pl relay-bench -am verify -Drelay.bench=true -Dit.test=RelayBenchmarkIT}.
      */
     @Test
     @EnabledIfSystemProperty(named = "relay.bench", matches = "true")
