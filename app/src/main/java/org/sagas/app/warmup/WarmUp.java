@@ -272,7 +272,7 @@ public final class WarmUp implements AutoCloseable {
                     SubmitResult submitted = service.submit(OrderService.customerClient(CUSTOMER), "warm-up-" + UUID.randomUUID(),
                             OrderRequestParser.parse(body), clock.millis() + budgetMillis);
                     UUID orderId = submitted.orderId();
-                    if (orderId != null && submitted.httpStatus() == 202) {
+                    if (submitted.accepted()) {
                         JsonNode captured = Json.mapper().valueToTree(
                                 new OrderMessages.PaymentCaptured(orderId, OrderKeys.charge(orderId)));
                         engine.handleReplies(List.of(new SagaEngine.Reply(new IncomingMessage(

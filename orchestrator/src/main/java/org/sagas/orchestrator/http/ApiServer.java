@@ -259,17 +259,18 @@ public final class ApiServer implements AutoCloseable {
                     return; // refused; admission wrote the answer
                 }
                 SubmitResult result = orders.submit(clientName, key, request, deadline);
-                if (result.orderId() != null && result.httpStatus() == 202) {
+                SubmitAnswers.Answer answer = SubmitAnswers.of(result.outcome());
+                if (result.orderId() != null && answer.status() == 202) {
                     ctx.header("Location", "/orders/" + result.orderId());
                 }
                 if (result.replayed()) {
                     ctx.header("Idempotent-Replayed", "true");
                 }
-                if (result.httpStatus() == 503) {
+                if (answer.status() == 503) {
                     ctx.header("Retry-After", "1");
                 }
-                ctx.status(result.httpStatus()).contentType(result.httpStatus() >= 400 ? Problems.CONTENT_TYPE
-                        : "application/json").result(result.body());
+                ctx.status(answer.status()).contentType(answer.accepted() ? "application/json" : Problems.CONTENT_TYPE)
+                        .result(answer.body());
             }
         }
 

@@ -12,6 +12,7 @@ import org.sagas.orchestrator.ordering.CancelOutcome;
 import org.sagas.orchestrator.ordering.Limits;
 import org.sagas.orchestrator.ordering.OrderRequest;
 import org.sagas.orchestrator.ordering.OrderService;
+import org.sagas.orchestrator.ordering.SubmitOutcome;
 import org.sagas.orchestrator.ordering.SubmitResult;
 import org.sagas.orchestrator.resilience.Priority;
 
@@ -99,19 +100,21 @@ public final class OrderCommands {
         try (ApiServer.Admission.Ticket ticket = ((ApiServer.Admission.Admitted) decision).ticket()) {
             result = orders.submit(client, key, request, deadline);
         }
-        if (result.httpStatus() == 503 && result.orderId() == null) {
+        if (result.outcome() instanceof SubmitOutcome.Withdrawn) {
             // Withdrawn before its reservation was sent (the product's own want of capacity): nothing kept.
             return new Held(reference, PLACE_ORDER, "overloaded", 1, "withdrawn before its reservation was sent");
         }
-        JsonNode answer = Json.read(result.body(), JsonNode.class);
-        if (result.httpStatus() == 202) {
-            return new Accepted(reference, PLACE_ORDER, result.orderId(), answer.path("status").asText(),
+        if (result.outcome() instanceof SubmitOutcome.Accepted accepted) {
+            return new Accepted(reference, PLACE_ORDER, accepted.orderId(), accepted.status().name(),
                     result.replayed());
         }
-        // The API's own problem, as it answers it: its type is the contract (/problems/<slug>).
-        return new Refused(reference, PLACE_ORDER, result.orderId(),
-                answer.path("type").asText().substring("/problems/".length()), result.httpStatus(),
-                answer.path("detail").asText());
+        // The API's own answer: its status and problem type are the contract (/problems/<slug>).
+        SubmitAnswers.Answer answer = SubmitAnswers.of(result.outcome());
+        if (answer.accepted()) { // an answer stored before V11
+            return new Accepted(reference, PLACE_ORDER, result.orderId(),
+                    Json.read(answer.body(), JsonNode.class).path("status").asText(), result.replayed());
+        }
+        return new Refused(reference, PLACE_ORDER, result.orderId(), answer.type(), answer.status(), answer.detail());
     }
 
     private Outcome cancel(JsonNode body) {

@@ -177,8 +177,19 @@ public final class OrderSaga implements SagaDefinition<OrderData> {
     }
 
     /** The answer a submission resolved by {@code t} gets; a replay reads the same back (OrderStore#resolution). */
-    static SubmitResult answerFor(Transition<OrderData> t) {
-        return OrderAnswers.of(t.after().id(), OrderStatus.ofLabel(t.after().label()), t.after().cause(), false);
+    static SubmitOutcome answerFor(Transition<OrderData> t) {
+        return outcome(t.after().id(), OrderStatus.ofLabel(t.after().label()), t.after().cause());
+    }
+
+    /**
+     * The outcome of a submission resolved to {@code status} because of {@code cause}: one function for
+     * the live answer and for a replay, so both answer the same whoever resolved the submission.
+     */
+    static SubmitOutcome outcome(UUID orderId, OrderStatus status, Reason cause) {
+        if (status == OrderStatus.PENDING_CONFIRMATION || status == OrderStatus.AWAITING_PAYMENT) {
+            return new SubmitOutcome.Accepted(orderId, status);
+        }
+        return new SubmitOutcome.Refused(orderId, OrderReason.of(cause).orElse(OrderReason.ORDER_REFUSED));
     }
 
     /** A move out of the first step as it was created: its outcome is the submission's answer. */

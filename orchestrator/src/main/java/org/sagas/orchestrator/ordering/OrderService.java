@@ -99,7 +99,7 @@ public final class OrderService {
      * {@code deadlineEpochMillis}. The key is the client's own: another client's use of the same key is
      * another order, and neither answer tells of the other (docs/security.md). A repeated key from the
      * same client answers from what was stored: the transition that resolved the submission, read back
-     * through the same {@link OrderAnswers}, so a replay answers the same.
+     * through the same {@link OrderSaga#outcome}, so a replay answers the same.
      *
      * @param client who submits, as the edge names it for quotas and logs: an API key's digest name,
      *     or {@link #customerClient} of the order's customer on an open API
@@ -144,7 +144,7 @@ public final class OrderService {
         } catch (KeyTaken taken) {
             return answerRepeat(scope, idempotencyKey, hash);
         }
-        SubmitResult[] answer = new SubmitResult[1];
+        SubmitOutcome[] answer = new SubmitOutcome[1];
         long callDeadline = deadlineEpochMillis - answerReserveMillis;
         try {
             engine.advance(started, callDeadline, (h, t) -> {
@@ -158,41 +158,36 @@ public final class OrderService {
             withdrawals.increment();
             log.warn("order {} withdrawn before its reservation was sent, answered 503: {}", orderId,
                     withdrawn.reason().code());
-            return OrderAnswers.overloaded("the product could not send this order's reservation in time ("
-                    + withdrawn.reason().code() + "); nothing was stored, retry with the same Idempotency-Key");
+            return new SubmitResult(new SubmitOutcome.Withdrawn(withdrawn.reason().code()), false);
         } catch (ConcurrentSagaUpdate e) {
             // Another runner took the saga over (this request outlived its lease): it stores the answer.
             log.info("order {} was moved on by another runner; answering from its key", orderId);
         }
-        return answer[0] != null ? answer[0] : answerStored(scope, idempotencyKey, hash);
+        return answer[0] != null ? new SubmitResult(answer[0], false)
+                : new SubmitResult(answerRepeat(scope, idempotencyKey, hash).outcome(), false);
     }
 
     private SubmitResult answerRepeat(IdempotencyStore.KeyScope scope, String key, String hash) {
         Optional<IdempotencyStore.Entry> entry = keys.find(scope, key);
         if (entry.isEmpty()) {
             // Deleted between our claim and this read (retention); treat as in flight, the client retries.
-            return OrderAnswers.keyConflict("Idempotency-Key is being processed", 409);
+            return new SubmitResult(new SubmitOutcome.KeyConflict(SubmitOutcome.KeyConflict.Kind.IN_PROGRESS), false);
         }
         IdempotencyStore.Entry e = entry.get();
         if (!e.requestHash().equals(hash)) {
-            return OrderAnswers.keyConflict("Idempotency-Key was used with a different request body", 422);
+            return new SubmitResult(new SubmitOutcome.KeyConflict(SubmitOutcome.KeyConflict.Kind.REUSED), false);
         }
         if (e.completed()) {
-            return new SubmitResult(e.responseStatus(), e.orderId(), e.responseBody(), true);
+            return new SubmitResult(new SubmitOutcome.Stored(e.orderId(), e.responseStatus(), e.responseBody()), true);
         }
         // The answer is what the order's saga stored when the submission resolved (ADR 0019).
         // Not resolved yet: the first request is running, or died and a saga-worker will resolve
         // it after the lease. Never a guess: the client asks again and gets the real outcome.
         // A key without an order (claimed by a version that named the order later) is in flight too.
         return Optional.ofNullable(e.orderId()).flatMap(orders::resolution)
-                .map(r -> OrderAnswers.of(e.orderId(), r.status(), r.cause(), true))
-                .orElseGet(() -> OrderAnswers.keyConflict(
-                        "a request with this Idempotency-Key is still in progress; retry later", 409));
-    }
-
-    private SubmitResult answerStored(IdempotencyStore.KeyScope scope, String key, String hash) {
-        SubmitResult stored = answerRepeat(scope, key, hash);
-        return new SubmitResult(stored.httpStatus(), stored.orderId(), stored.body(), false);
+                .map(r -> new SubmitResult(OrderSaga.outcome(e.orderId(), r.status(), r.cause()), true))
+                .orElseGet(() -> new SubmitResult(
+                        new SubmitOutcome.KeyConflict(SubmitOutcome.KeyConflict.Kind.IN_PROGRESS), false));
     }
 
     /**

@@ -3,7 +3,6 @@ package org.sagas.orchestrator.ordering;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -52,14 +51,10 @@ class OrderSubmissionIT {
         SubmitResult first = bed.submit(key, OrdersTestbed.request("SKU-1", 1));
         SubmitResult again = bed.submit(key, OrdersTestbed.request("SKU-1", 1));
 
-        // Then it is rejected with 422 and a stable code, never a 5xx; the replay answers the same
-        JsonNode body = OrdersTestbed.body(first);
-        assertThat(first.httpStatus()).isEqualTo(422);
-        assertThat(body.get("type").asText()).isEqualTo("/problems/order-refused");
-        assertThat(body.get("code").asText()).isEqualTo("order_refused");
-        assertThat(body.toString()).doesNotContain("sku too long");
-        assertThat(again.httpStatus()).isEqualTo(422);
-        assertThat(again.body()).isEqualTo(first.body());
+        // Then it is refused for its stable reason (the edge's 422, never a 5xx), the participant's text
+        // nowhere in the outcome; the replay answers the same
+        assertThat(first.outcome()).isEqualTo(new SubmitOutcome.Refused(first.orderId(), OrderReason.ORDER_REFUSED));
+        assertThat(again.outcome()).isEqualTo(first.outcome());
         assertThat(again.replayed()).isTrue();
         // (Nothing was stored with the key: the replay read the order's resolving transition back, ADR 0019.)
         assertThat(bed.keys.find(OrdersTestbed.scopeOf("c-1"), key)).hasValueSatisfying(e -> assertThat(e.completed()).isFalse());
@@ -90,10 +85,9 @@ class OrderSubmissionIT {
         SubmitResult refused = bed.service.submit(OrderService.customerClient(customer), key, request,
                 System.currentTimeMillis() + 2);
 
-        // Then it is answered 503 overloaded, inventory was not called, and nothing is kept: no
-        // order, no history, no idempotency key, no message
-        assertThat(refused.httpStatus()).as(refused.body()).isEqualTo(503);
-        assertThat(OrdersTestbed.body(refused).get("type").asText()).isEqualTo("/problems/overloaded");
+        // Then it is withdrawn (the edge's 503 overloaded), inventory was not called, and nothing is
+        // kept: no order, no history, no idempotency key, no message
+        assertThat(refused.outcome()).isInstanceOf(SubmitOutcome.Withdrawn.class);
         assertThat(refused.orderId()).isNull();
         assertThat(bed.inventory.reserveKeys).isEmpty();
         assertThat(bed.keys.find(OrdersTestbed.scopeOf(customer), key)).isEmpty();
@@ -103,7 +97,7 @@ class OrderSubmissionIT {
         assertThat(bed.registry.counter("saga.submissions.withdrawn").count()).isEqualTo(1);
         // And the same key with time to spare is a new order like any other, reserved
         SubmitResult retried = bed.submit(key, request);
-        assertThat(retried.httpStatus()).as(retried.body()).isEqualTo(202);
+        assertThat(retried.accepted()).as(retried.toString()).isTrue();
         assertThat(retried.replayed()).isFalse();
         assertThat(bed.orders.status(retried.orderId())).hasValue(OrderStatus.AWAITING_PAYMENT);
         assertThat(bed.inventory.reserveKeys).containsExactly(retried.orderId() + ":reserve");
@@ -117,9 +111,7 @@ class OrderSubmissionIT {
 
         SubmitResult answer = bed.submit("k-" + UUID.randomUUID(), OrdersTestbed.request("SKU-2", 1));
 
-        assertThat(answer.httpStatus()).isEqualTo(422);
-        assertThat(OrdersTestbed.body(answer).get("type").asText()).isEqualTo("/problems/out-of-stock");
-        assertThat(OrdersTestbed.body(answer).get("code").asText()).isEqualTo("out_of_stock");
+        assertThat(answer.outcome()).isEqualTo(new SubmitOutcome.Refused(answer.orderId(), OrderReason.OUT_OF_STOCK));
     }
 
     @Test
@@ -137,7 +129,7 @@ class OrderSubmissionIT {
 
         // When the client retries at once: the outcome is not known yet, and it says so
         SubmitResult early = bed.submit(key, request);
-        assertThat(early.httpStatus()).isEqualTo(409);
+        assertThat(early.outcome()).isEqualTo(new SubmitOutcome.KeyConflict(SubmitOutcome.KeyConflict.Kind.IN_PROGRESS));
 
         // And a saga-worker takes the order over after the lease and resolves it
         await().atMost(Duration.ofSeconds(10)).until(() -> bed.engine.runDue(10, Set.of(), null, 1000) > 0
@@ -146,10 +138,8 @@ class OrderSubmissionIT {
         // Then a retry gets the order's real outcome, stored as the contract says, and the same again
         SubmitResult late = bed.submit(key, request);
         assertThat(bed.orders.status(id)).hasValue(OrderStatus.REJECTED);
-        assertThat(late.httpStatus()).isEqualTo(422);
-        assertThat(late.orderId()).isEqualTo(id);
-        assertThat(OrdersTestbed.body(late).get("code").asText()).isEqualTo("order_refused");
-        assertThat(bed.submit(key, request).body()).isEqualTo(late.body());
+        assertThat(late.outcome()).isEqualTo(new SubmitOutcome.Refused(id, OrderReason.ORDER_REFUSED));
+        assertThat(bed.submit(key, request).outcome()).isEqualTo(late.outcome());
     }
 
     @Test
@@ -169,9 +159,8 @@ class OrderSubmissionIT {
         SubmitResult answer = bed.submit(key, OrdersTestbed.request("SKU-4", 1));
 
         // Then the client hears it is accepted and pending (never a 500), and the order gets there
-        assertThat(answer.httpStatus()).isEqualTo(202);
-        assertThat(OrdersTestbed.body(answer).get("status").asText()).isEqualTo("PENDING_CONFIRMATION");
         UUID id = answer.orderId();
+        assertThat(answer.outcome()).isEqualTo(new SubmitOutcome.Accepted(id, OrderStatus.PENDING_CONFIRMATION));
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             bed.engine.runDue(10, Set.of(), null, 1000);
             return bed.orders.status(id).orElseThrow() == OrderStatus.AWAITING_PAYMENT;
@@ -183,7 +172,7 @@ class OrderSubmissionIT {
         assertThat(bed.outboxTypes(id)).containsExactly("ChargePayment");
         assertThat(bed.outboxRows(id)).isEqualTo(2);
         SubmitResult replay = bed.submit(key, OrdersTestbed.request("SKU-4", 1));
-        assertThat(replay.body()).isEqualTo(answer.body());
+        assertThat(replay.outcome()).isEqualTo(answer.outcome());
         assertThat(replay.replayed()).isTrue();
     }
 
@@ -199,9 +188,8 @@ class OrderSubmissionIT {
 
         // Then the client is told inventory is unavailable, and the reservation is released by its
         // key before the order is REJECTED: nothing stays held
-        assertThat(answer.httpStatus()).isEqualTo(503);
-        assertThat(OrdersTestbed.body(answer).get("code").asText()).isEqualTo("inventory_unavailable");
         UUID id = answer.orderId();
+        assertThat(answer.outcome()).isEqualTo(new SubmitOutcome.Refused(id, OrderReason.INVENTORY_UNAVAILABLE));
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             bed.engine.runDue(10, Set.of(), null, 1000);
             return bed.orders.status(id).orElseThrow() == OrderStatus.REJECTED;
@@ -209,7 +197,7 @@ class OrderSubmissionIT {
         assertThat(bed.inventory.releasedKeys).contains(id + ":reserve");
         assertThat(bed.inventory.held).doesNotContainKey(id + ":reserve");
         assertThat(bed.reasonCodes(id)).startsWith("started", "inventory_unavailable").endsWith("inventory_unavailable");
-        assertThat(bed.submit(key, OrdersTestbed.request("SKU-5", 1)).httpStatus()).isEqualTo(503);
+        assertThat(bed.submit(key, OrdersTestbed.request("SKU-5", 1)).outcome()).isEqualTo(answer.outcome());
     }
 
     @Test

@@ -1,6 +1,5 @@
 package org.sagas.orchestrator.ordering;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
-import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.persistence.IdempotencyStore;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilientDependency;
@@ -140,14 +138,6 @@ final class OrdersTestbed {
     SubmitResult submit(String key, OrderRequest request) {
         return service.submit(OrderService.customerClient(request.customerId()), key, request,
                 System.currentTimeMillis() + 2_000);
-    }
-
-    static JsonNode body(SubmitResult result) {
-        try {
-            return Json.mapper().readTree(result.body());
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     List<String> reasonCodes(UUID orderId) {
