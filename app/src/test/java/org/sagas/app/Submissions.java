@@ -73,6 +73,31 @@ final class Submissions {
         }
     }
 
+    /**
+     * As {@link #concurrently}, each client honouring a {@code 503} that names no order (admission's
+     * "overloaded": nothing was stored) as a client should: again under the same key after its
+     * {@code Retry-After}, at most {@code retries} times. For tests whose subject is not admission,
+     * on a machine other test JVMs share.
+     */
+    static List<Answer> concurrentlyRetryingOverload(int clients, List<String> bodies,
+            BiFunction<String, String, HttpResponse<String>> how, int retries) {
+        return concurrently(clients, bodies, (key, body) -> {
+            HttpResponse<String> response = how.apply(key, body);
+            for (int i = 0; i < retries && response.statusCode() == 503
+                    && !TestProduct.read(response.body()).has("orderId"); i++) {
+                long seconds = response.headers().firstValueAsLong("Retry-After").orElse(1);
+                try {
+                    Thread.sleep(Duration.ofSeconds(seconds).toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return response;
+                }
+                response = how.apply(key, body);
+            }
+            return response;
+        });
+    }
+
     static String key() {
         return "key-" + UUID.randomUUID();
     }
