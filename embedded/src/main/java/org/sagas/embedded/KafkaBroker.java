@@ -294,9 +294,11 @@ public final class KafkaBroker implements AutoCloseable {
             p.setProperty("broker.session.timeout.ms", "30000");
         }
         // Each request handler and network thread wakes every 300 ms, idle or not; 8 handlers and
-        // 3 network threads per listener are sized for many cores, this broker shares two.
+        // 3 network threads per listener are sized for many cores, this broker shares two. One
+        // network thread per listener reads and writes every connection's requests here (a few
+        // hundred a second under load, each handled by the request handlers).
         p.setProperty("num.io.threads", "2");
-        p.setProperty("num.network.threads", "2");
+        p.setProperty("num.network.threads", "1");
         Path file = dataDirectory.resolve("server.properties");
         if (superPassword != null) {
             ownerOnly(file); // it holds the super user's password
@@ -384,7 +386,9 @@ public final class KafkaBroker implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms256m");
         command.add("-Xmx768m");
-        command.add("-XX:+UseG1GC");
+        // The serial collector: no concurrent or service threads waking while idle (G1's refine and
+        // service threads do), and short young collections on a heap this size.
+        command.add("-XX:+UseSerialGC");
         command.add("-XX:TieredStopAtLevel=1");
         // Its hsperfdata sampler wakes the JVM 20 times a second, idle or not (docs/decisions/0029).
         command.add("-XX:-UsePerfData");
