@@ -68,6 +68,11 @@ public final class ReconcilerStreams implements AutoCloseable {
         p.put(StreamsConfig.POLL_MS_CONFIG, 1_000L);
         // Not longer: closing waits behind a fetch held at the broker (at 5 s a stop took 2-5 s).
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 1_000);
+        // And the broker holds a fetch that whole second unless this much has come: at a low rate
+        // each record no longer wakes the stream thread (and the broker answers a fetch) on its
+        // own; one fetch a second carries them all. Findings come at most a second later, within
+        // grace periods of tens of seconds.
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 64 * 1024);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG), 500);
         return p;
     }
