@@ -20,12 +20,12 @@ public final class OutboxWriter {
 
     /** Appends {@code messages}, all correlated with {@code correlationId} (e.g. their saga). */
     public static void append(Handle handle, List<OutgoingMessage> messages, String correlationId) {
-        append(handle, messages, m -> correlationId);
+        append(handle, messages, m -> correlationId, null);
     }
 
     /** Appends {@code messages}, each correlated with its own key (e.g. replies for several orders). */
     public static void append(Handle handle, List<OutgoingMessage> messages) {
-        append(handle, messages, OutgoingMessage::key);
+        append(handle, messages, OutgoingMessage::key, null);
     }
 
     /**
@@ -35,11 +35,6 @@ public final class OutboxWriter {
     public static void appendTraced(Handle handle, List<OutgoingMessage> messages,
             Function<OutgoingMessage, String> traceparentOf) {
         append(handle, messages, OutgoingMessage::key, traceparentOf);
-    }
-
-    private static void append(Handle handle, List<OutgoingMessage> messages,
-            Function<OutgoingMessage, String> correlationId) {
-        append(handle, messages, correlationId, null);
     }
 
     private static void append(Handle handle, List<OutgoingMessage> messages,
