@@ -2,6 +2,7 @@ package org.sagas.adapters.messaging;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -640,18 +641,34 @@ public final class ConsumerLoop implements AutoCloseable {
 
     @Override
     public void close() {
-        if (thread.getState() == Thread.State.NEW) {
-            // Never started: the clients the loop would have closed on its way out are closed here.
-            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
-            deadLetters.close(Duration.ZERO);
-            return;
+        closeAll(List.of(this));
+    }
+
+    /**
+     * Closes {@code loops} side by side: each is told to stop, then each is waited for, so their last
+     * commits and the closes of their clients overlap (one after the other, a process's consumers
+     * took half a second each to stop).
+     */
+    public static void closeAll(List<ConsumerLoop> loops) {
+        List<ConsumerLoop> started = new ArrayList<>();
+        for (ConsumerLoop loop : loops) {
+            if (loop.thread.getState() == Thread.State.NEW) {
+                // Never started: the clients the loop would have closed on its way out are closed here.
+                loop.consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+                loop.deadLetters.close(Duration.ZERO);
+            } else {
+                loop.running = false;
+                loop.consumer.wakeup();
+                started.add(loop);
+            }
         }
-        running = false;
-        consumer.wakeup();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (ConsumerLoop loop : started) {
+            try {
+                loop.thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 }

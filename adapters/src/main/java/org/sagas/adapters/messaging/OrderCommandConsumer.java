@@ -210,6 +210,6 @@ public final class OrderCommandConsumer implements AutoCloseable {
 
     @Override
     public void close() {
-        loops.forEach(ConsumerLoop::close);
+        ConsumerLoop.closeAll(loops);
     }
 }

@@ -144,6 +144,6 @@ public final class SagaReplyConsumer implements AutoCloseable {
 
     @Override
     public void close() {
-        loops.forEach(ConsumerLoop::close);
+        ConsumerLoop.closeAll(loops);
     }
 }

@@ -407,7 +407,7 @@ public final class PaymentWorker implements AutoCloseable {
 
     @Override
     public void close() {
-        loops.forEach(ConsumerLoop::close);
+        ConsumerLoop.closeAll(loops);
         charging.shutdownNow();
     }
 }

@@ -3,6 +3,7 @@ package org.sagas.orchestrator.lifecycle;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,9 +25,16 @@ public final class Threads {
         };
     }
 
-    /** One scheduler thread named {@code name}. */
+    /**
+     * One scheduler thread named {@code name}. Shut down, it drops the tasks still waiting for
+     * their time (the JDK's default runs them first): a component that stops must not wait out its
+     * next poll, which can be many seconds away when idle; a task already running is waited for.
+     */
     public static ScheduledExecutorService scheduler(String name) {
-        return Executors.newSingleThreadScheduledExecutor(named(name));
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, named(name));
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        scheduler.setRemoveOnCancelPolicy(true);
+        return scheduler;
     }
 
     /** A fixed pool of {@code threads} named {@code name-N}. */
