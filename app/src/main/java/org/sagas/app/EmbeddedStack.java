@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.sagas.embedded.DataDirectoryInUseException;
 import org.sagas.embedded.EmbeddedPostgresServer;
@@ -131,44 +133,47 @@ public final class EmbeddedStack implements AutoCloseable {
         String user = settings.dbUser();
         String password = settings.dbPassword();
         String bootstrap = settings.kafkaBootstrap();
+        // The broker starts beside PostgreSQL, each in its own process: a cold start waits for the
+        // slower of the two instead of their sum.
+        CompletableFuture<String> kafkaStarted = kafka ? CompletableFuture.supplyAsync(this::startKafka, r -> {
+            Thread t = new Thread(r, "kafka-start");
+            t.setDaemon(true);
+            t.start();
+        }) : null;
+        RuntimeException failed = null;
         if (database) {
-            postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), 0, postgresConfig);
-            postgres.createDatabase(DATABASE);
-            // A password of this data directory's own, kept beside the data (mode 600) for the next start.
-            password = GeneratedSecret.ensure(dataDir.resolve("postgres").resolve(PASSWORD_FILE),
-                    "SAGA_DB_URL for a PostgreSQL of your own");
-            postgres.requirePassword(password);
-            postgresPassword = password;
-            url = postgres.jdbcUrl(DATABASE);
-            user = EmbeddedPostgresServer.USER;
-            log.info("embedded PostgreSQL on port {} (log {})", postgres.port(), dataDir.resolve("postgres")
-                    .resolve("postgres.log"));
+            try {
+                postgres = EmbeddedPostgresServer.start(dataDir.resolve("postgres").resolve("data"), 0,
+                        postgresConfig);
+                postgres.createDatabase(DATABASE);
+                // A password of this data directory's own, kept beside the data (mode 600) for the next start.
+                password = GeneratedSecret.ensure(dataDir.resolve("postgres").resolve(PASSWORD_FILE),
+                        "SAGA_DB_URL for a PostgreSQL of your own");
+                postgres.requirePassword(password);
+                postgresPassword = password;
+                url = postgres.jdbcUrl(DATABASE);
+                user = EmbeddedPostgresServer.USER;
+                log.info("embedded PostgreSQL on port {} (log {})", postgres.port(), dataDir.resolve("postgres")
+                        .resolve("postgres.log"));
+            } catch (RuntimeException e) {
+                failed = e;
+            }
         }
-        if (kafka) {
-            Map<String, Object> superUser;
-            if (brokers > 1) {
-                cluster = KafkaCluster.of(dataDir.resolve("kafka"), brokers);
-                if (kafkaSuperPassword != null) {
-                    cluster.secured(kafkaSuperPassword);
+        if (kafkaStarted != null) {
+            try {
+                bootstrap = kafkaStarted.join(); // whatever PostgreSQL did: close() must find the broker it started
+            } catch (CompletionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r
+                        : new IllegalStateException(e.getCause());
+                if (failed == null) {
+                    failed = cause;
+                } else {
+                    failed.addSuppressed(cause);
                 }
-                bootstrap = cluster.start().bootstrapServers();
-                superUser = cluster.superUserConfig();
-            } else {
-                broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find());
-                if (kafkaSuperPassword != null) {
-                    broker.secured(kafkaSuperPassword);
-                }
-                bootstrap = broker.start().bootstrapServers();
-                superUser = broker.superUserConfig();
             }
-            // Our own broker: its topics follow the product's settings, including those an older
-            // version created with the broker's default retention (as long as the inbox's).
-            Map<String, Object> admin = new java.util.HashMap<>(superUser);
-            admin.put("bootstrap.servers", bootstrap);
-            try (Admin client = Admin.create(admin)) {
-                Node.ensureTopics(client, bootstrap);
-                Node.applyTopicConfigs(client, bootstrap);
-            }
+        }
+        if (failed != null) {
+            throw failed;
         }
         Settings started = settings.withInfrastructure(url, user, password, bootstrap);
         if (kafka && kafkaSuperPassword != null) {
@@ -177,6 +182,36 @@ public final class EmbeddedStack implements AutoCloseable {
                     .with(Settings.KAFKA_PASSWORD_FILE.name(), "");
         }
         return started;
+    }
+
+    /** Starts the broker (or cluster), creates the product's topics; its bootstrap servers. */
+    private String startKafka() {
+        Map<String, Object> superUser;
+        String bootstrap;
+        if (brokers > 1) {
+            cluster = KafkaCluster.of(dataDir.resolve("kafka"), brokers);
+            if (kafkaSuperPassword != null) {
+                cluster.secured(kafkaSuperPassword);
+            }
+            bootstrap = cluster.start().bootstrapServers();
+            superUser = cluster.superUserConfig();
+        } else {
+            broker = new KafkaBroker(dataDir.resolve("kafka"), FreePorts.find());
+            if (kafkaSuperPassword != null) {
+                broker.secured(kafkaSuperPassword);
+            }
+            bootstrap = broker.start().bootstrapServers();
+            superUser = broker.superUserConfig();
+        }
+        // Our own broker: its topics follow the product's settings, including those an older
+        // version created with the broker's default retention (as long as the inbox's).
+        Map<String, Object> admin = new java.util.HashMap<>(superUser);
+        admin.put("bootstrap.servers", bootstrap);
+        try (Admin client = Admin.create(admin)) {
+            Node.ensureTopics(client, bootstrap);
+            Node.applyTopicConfigs(client, bootstrap);
+        }
+        return bootstrap;
     }
 
     @Override

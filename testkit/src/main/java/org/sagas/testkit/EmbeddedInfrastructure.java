@@ -1,6 +1,8 @@
 package org.sagas.testkit;
 
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.sagas.embedded.EmbeddedPostgresServer;
 import org.sagas.embedded.KafkaBroker;
 import org.sagas.embedded.ScratchDirectory;
@@ -12,17 +14,34 @@ final class EmbeddedInfrastructure extends Infrastructure {
     private EmbeddedPostgresServer postgres;
     private final KafkaBroker broker;
 
-    /** Starts both servers in {@code scratch}, which is deleted when they stop. */
+    /**
+     * Starts both servers in {@code scratch}, which is deleted when they stop: side by side, each in
+     * its own process, so a test JVM waits for the slower of the two rather than their sum.
+     */
     EmbeddedInfrastructure(ScratchDirectory scratch) {
         this.scratch = scratch;
         this.directory = scratch.path();
-        this.postgres = EmbeddedPostgresServer.start(directory.resolve("pg").resolve("data"), 0);
+        KafkaBroker kafka = new KafkaBroker(directory.resolve("kafka"), 0);
+        CompletableFuture<KafkaBroker> started = CompletableFuture.supplyAsync(kafka::start, r -> {
+            Thread t = new Thread(r, "test-kafka-start");
+            t.setDaemon(true);
+            t.start();
+        });
         try {
-            this.broker = new KafkaBroker(directory.resolve("kafka"), 0).start();
+            this.postgres = EmbeddedPostgresServer.start(directory.resolve("pg").resolve("data"), 0);
         } catch (RuntimeException e) {
-            postgres.close(); // nothing else would stop it: the shutdown hook is not registered yet
+            // Nothing else would stop the broker: the shutdown hook is not registered yet.
+            started.handle((b, failure) -> b).join();
+            kafka.stop();
             scratch.close();
             throw e;
+        }
+        try {
+            this.broker = started.join();
+        } catch (CompletionException e) {
+            postgres.close(); // nothing else would stop it: the shutdown hook is not registered yet
+            scratch.close();
+            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
     }
 
