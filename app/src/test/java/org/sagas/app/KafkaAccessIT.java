@@ -88,6 +88,10 @@ class KafkaAccessIT {
         env.put("SAGA_KAFKA_BOOTSTRAP", broker.bootstrapServers());
         env.put("SAGA_KAFKA_USER", "sagas-product");
         env.put("SAGA_KAFKA_PASSWORD", passwords.get("sagas-product"));
+        // The order must still be waiting for its charge after five forgeries and the look that
+        // follows them (each refused write can take seconds on a busy machine): the payment step's
+        // own timeout, which would make it PAYMENT_UNKNOWN meanwhile, is not this test's subject.
+        env.put("SAGA_PAYMENT_STEP_TIMEOUT_MS", "120000");
         try (TestProduct product = TestProduct.alone(env)) {
             // Given an order waiting for its charge while the payment provider is down
             product.stock("SKU-ACL", 10);
