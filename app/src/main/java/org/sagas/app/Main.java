@@ -20,7 +20,7 @@ public final class Main {
     private static final Set<String> VALUE_FLAGS = Set.of("--data-dir", "--port", "--inventory-port",
             "--payment-port", "--fraud-port", "--host", "--orders", "--concurrency", "--duration", "--rate", "--config",
             "--provider-latency-ms", "--seconds", "--url", "--seed", "--api-key", "--admin-port", "--events",
-            "--each", "--brokers", "--results", "--via", "--out");
+            "--each", "--brokers", "--results", "--via", "--out", "--runs");
     /** Flags without a value. */
     private static final Set<String> SWITCHES = Set.of("--warm-up");
 

@@ -19,10 +19,42 @@ public final class Benchmarks {
         if (args.isEmpty()) {
             throw new ConfigurationError("bench needs a name: throughput, steady, overload, relay, cascade or reconcile");
         }
-        Path resultFile = results(flags, args.get(0));
+        String name = args.get(0);
+        int runs = Flags.positiveInt(flags, "--runs", 1);
+        if (runs == 1) {
+            return runMeasured(args, flags, settings, out, results(flags, name));
+        }
+        // A headline is the median of several cold runs: each run starts its own product, writes its
+        // own file, and every run is listed, failed ones too (docs/benchmarks.md, "Headlines").
+        List<RunSeries.Run> done = new java.util.ArrayList<>();
+        for (int i = 1; i <= runs; i++) {
+            out.printf("%n=== %s: cold run %d of %d ===%n", name, i, runs);
+            Path file = results(flags, name + "-run-" + i);
+            int exit;
+            try {
+                exit = runMeasured(args, flags, settings, out, file);
+            } catch (ConfigurationError e) {
+                throw e;
+            } catch (RuntimeException e) {
+                out.println("run " + i + " failed: " + e);
+                exit = 1;
+            }
+            done.add(new RunSeries.Run(i, exit, file));
+        }
+        RunSeries series = RunSeries.of(name, done);
+        Path summary = results(flags, name + "-runs");
+        series.write(summary);
+        series.print(out);
+        out.println("every run and the medians: " + summary);
+        return series.failed() == runs ? 1 : 0;
+    }
+
+    /** One run, its result annotated with the machine's speed read before and after it. */
+    private static int runMeasured(List<String> args, Map<String, String> flags, Settings settings, PrintStream out,
+            Path resultFile) {
         long started = System.currentTimeMillis();
         MachineSpeed.Reading before = MachineSpeed.measure();
-        int exit = runOne(args, flags, settings, out);
+        int exit = runOne(args, flags, settings, out, resultFile);
         try {
             if (exit == 0 && Files.exists(resultFile)
                     && Files.getLastModifiedTime(resultFile).toMillis() >= started - 1_000) {
@@ -30,6 +62,8 @@ public final class Benchmarks {
                 MachineSpeed.annotate(resultFile, before, after);
                 out.printf("machine: the reference workload took %.1f ms of CPU before the run, %.1f after"
                         + " (docs/benchmarks.md, \"The machine in every result\")%n", before.cpuMs(), after.cpuMs());
+            } else if (exit == 0) {
+                return 1; // it said it ran, but wrote nothing: not a result
             }
         } catch (java.io.IOException e) {
             out.println("could not add the machine's reading to " + resultFile + ": " + e);
@@ -37,7 +71,8 @@ public final class Benchmarks {
         return exit;
     }
 
-    private static int runOne(List<String> args, Map<String, String> flags, Settings settings, PrintStream out) {
+    private static int runOne(List<String> args, Map<String, String> flags, Settings settings, PrintStream out,
+            Path resultFile) {
         try {
             switch (args.get(0)) {
                 case "throughput":
@@ -45,27 +80,27 @@ public final class Benchmarks {
                             Duration.ofSeconds(Flags.positiveInt(flags, "--duration", 30)),
                             flags.containsKey("--provider-latency-ms") ? Flags.positiveInt(flags, "--provider-latency-ms", 0) : 0,
                             flags.containsKey("--warm-up"))
-                            .run(settings.forOwnProduct(), results(flags, "throughput"));
+                            .run(settings.forOwnProduct(), resultFile);
                     return 0;
                 case "steady":
                     new SteadyBenchmark(out, Flags.positiveInt(flags, "--rate", 100),
                             Duration.ofSeconds(Flags.positiveInt(flags, "--duration", 12)), flags.containsKey("--warm-up"),
                             via(flags))
-                            .run(settings.forOwnProduct(), results(flags, "steady"));
+                            .run(settings.forOwnProduct(), resultFile);
                     return 0;
                 case "overload":
                     new OverloadBenchmark(out, Duration.ofSeconds(Flags.positiveInt(flags, "--duration", 60)))
-                            .run(settings.forOwnProduct(), results(flags, "overload"));
+                            .run(settings.forOwnProduct(), resultFile);
                     return 0;
                 case "relay":
-                    relay(settings, out, results(flags, "relay"));
+                    relay(settings, out, resultFile);
                     return 0;
                 case "reconcile":
                     new ReconcileBenchmark(out, Flags.positiveInt(flags, "--events", 1_000_000))
-                            .run(settings, results(flags, "reconcile"));
+                            .run(settings, resultFile);
                     return 0;
                 case "cascade":
-                    new CascadeBenchmark(out, flags.containsKey("--warm-up"), via(flags)).run(settings.forOwnProduct(), results(flags, "cascade"),
+                    new CascadeBenchmark(out, flags.containsKey("--warm-up"), via(flags)).run(settings.forOwnProduct(), resultFile,
                             args.subList(1, args.size()));
                     return 0;
                 default:

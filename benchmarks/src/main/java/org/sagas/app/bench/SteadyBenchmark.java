@@ -110,6 +110,7 @@ final class SteadyBenchmark {
         CpuMeter.Reading cpuBefore = cpu.read();
         ThreadCpu threads = new ThreadCpu();
         Map<String, Duration> threadsBefore = threads.read(rig.productPid());
+        DbCounters.resetStatements(rig.stats());
         DbCounters dbBefore = DbCounters.read(rig.stats(), rig.productDbName(), BenchRig.SANDBOX_DB);
         long monitorBefore = rig.monitor().statements();
         double loadBefore = loadAverage();
@@ -173,10 +174,15 @@ final class SteadyBenchmark {
         threadsUsed.forEach((group, used) -> groups.put(group, confirmed == 0 ? null
                 : round(used.toNanos() / 1e6 / confirmed)));
         row.put("product_cpu_ms_per_order_by_thread_group", groups);
+        // Where the product's transactions go at this rate, statement by statement: what a low rate
+        // pays per order that a busier one shares.
+        row.put("product_statements", DbCounters.topStatements(rig.stats(), rig.productDbName(), confirmed, 12));
         // The targets are the REST submit's; a command's time to its outcome includes the consumer's wait.
         row.put("targets_met", kafka != null ? null : count(outcomes, "503") == 0 && count(outcomes, "parked") == 0
                 && latencies.percentileMillis(99) < P99_TARGET_MS);
-        out.println("  " + row);
+        Map<String, Object> shown = new LinkedHashMap<>(row);
+        shown.remove("product_statements");
+        out.println("  " + shown);
         return row;
     }
 
