@@ -129,7 +129,10 @@ public final class RelayLoop implements Runnable {
                     Math.max(0, nextLeaseTick - System.nanoTime())));
             return;
         }
-        poll.foundRows(waitTimedOut, readStart);
+        // Rows after a wait that timed out came without a wake-up, unless one came while this read ran
+        // (a writer that committed just after the wait ended, e.g. during a lease check): taking those
+        // for unannounced would hold the relay to quick looks for a minute for nothing.
+        poll.foundRows(waitTimedOut && !wake.pending(), readStart);
         waitTimedOut = false;
         PublishRound round = new PublishRound(kafka, () -> stopping, settings.closeTimeout().toNanos(),
                 this::acknowledged);
@@ -141,6 +144,12 @@ public final class RelayLoop implements Runnable {
                     rows.size(), (publishStart - readStart) / 1_000_000, (end - publishStart) / 1_000_000);
         }
         settle(result);
+        if (rows.size() < settings.batchSize() && result.retryLater() == null && result.producerBroken() == null
+                && poll.trustsWakeUps(end)) {
+            // Every row there was is sent, and the next ones will wake us: wait for them here rather
+            // than read again at once (the rows just acknowledged are deleted by that next read).
+            waitTimedOut = !wake.await(Math.min(poll.idlePauseNanos(end), Math.max(0, nextLeaseTick - end)));
+        }
     }
 
     private void settle(PublishRound.Result result) throws SQLException {

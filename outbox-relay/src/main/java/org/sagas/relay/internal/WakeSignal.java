@@ -21,6 +21,11 @@ public final class WakeSignal {
         }
     }
 
+    /** Whether a signal came since the last {@link #await} cleared it (it is not cleared here). */
+    public boolean pending() {
+        return signalled.get();
+    }
+
     /**
      * Waits until signalled or {@code nanos} passed, then clears the signal. Clearing happens
      * before the caller's next read, so a signal sent after a writer's commit is either seen by

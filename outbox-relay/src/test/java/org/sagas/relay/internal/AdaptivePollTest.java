@@ -42,6 +42,32 @@ class AdaptivePollTest {
     }
 
     @Test
+    void shouldWaitForTheNextWakeUpAfterRowsWhileEveryRowCameWithOne() {
+        // Given a relay whose writers wake it (an idle interval longer than the interval)
+        AdaptivePoll poll = new AdaptivePoll(Duration.ofMillis(20), Duration.ofMillis(1000));
+
+        // When a read finds rows that came with a wake-up
+        poll.foundRows(false, 0);
+
+        // Then it trusts the next wake-up: no quick looks in between, the idle interval at once
+        assertThat(poll.trustsWakeUps(0)).isTrue();
+        assertThat(ms(poll.idlePauseNanos(0))).isEqualTo(1000);
+    }
+
+    @Test
+    void shouldLookQuicklyAgainAfterRowsWhenSomeCameWithoutAWakeUpOrNoWriterWakesIt() {
+        AdaptivePoll unannounced = new AdaptivePoll(Duration.ofMillis(20), Duration.ofMillis(1000));
+        unannounced.foundRows(true, 0);
+        assertThat(unannounced.trustsWakeUps(0)).isFalse();
+        assertThat(ms(unannounced.idlePauseNanos(0))).isEqualTo(1);
+
+        AdaptivePoll noWakeUps = new AdaptivePoll(Duration.ofMillis(20));
+        noWakeUps.foundRows(false, 0);
+        assertThat(noWakeUps.trustsWakeUps(0)).isFalse();
+        assertThat(ms(noWakeUps.idlePauseNanos(0))).isEqualTo(1);
+    }
+
+    @Test
     void shouldKeepToThePollIntervalForAMinuteAfterRowsCameWithoutAWakeUp() {
         AdaptivePoll poll = new AdaptivePoll(Duration.ofMillis(20), Duration.ofMillis(1000));
         long now = 5_000_000_000L;

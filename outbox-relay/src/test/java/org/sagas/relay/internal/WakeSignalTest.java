@@ -45,4 +45,16 @@ class WakeSignalTest {
         assertThat(wake.await(TimeUnit.MILLISECONDS.toNanos(20))).as("woken").isFalse();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(19));
     }
+
+    @Test
+    void shouldShowASignalSentAfterTheWaitWithoutConsumingIt() {
+        WakeSignal wake = new WakeSignal();
+        assertThat(wake.await(TimeUnit.MILLISECONDS.toNanos(1))).as("woken").isFalse();
+        assertThat(wake.pending()).isFalse();
+        wake.signal();
+        assertThat(wake.pending()).isTrue();
+        assertThat(wake.pending()).as("still there").isTrue();
+        assertThat(wake.await(TimeUnit.SECONDS.toNanos(10))).as("woken").isTrue();
+        assertThat(wake.pending()).isFalse();
+    }
 }
