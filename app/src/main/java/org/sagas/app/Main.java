@@ -109,12 +109,11 @@ public final class Main {
                     }
                     return 0;
                 case "bench":
-                    return LauncherCommand.find("bench").orElseThrow(() -> new ConfigurationError("./sagas bench needs"
-                            + " the benchmarks module (benchmarks-*.jar on the class path), which the product's image"
-                            + " leaves out: run it from a checkout")).run(positional.subList(1, positional.size()),
-                                    flags, settings, out);
                 case "fuzz":
-                    return Fuzz.run(flags, settings, out);
+                    return LauncherCommand.find(command).orElseThrow(() -> new ConfigurationError("./sagas " + command
+                            + " needs the benchmarks module (benchmarks-*.jar on the class path), which the product's"
+                            + " image leaves out: run it from a checkout")).run(positional.subList(1, positional.size()),
+                                    flags, settings, out);
                 default:
                     java.util.Optional<Set<Role>> roles = Role.parse(List.of(command.split(",", -1)));
                     if (roles.isPresent()) {

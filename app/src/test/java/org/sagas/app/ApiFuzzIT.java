@@ -11,10 +11,10 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
-import org.sagas.app.fuzz.Choices;
-import org.sagas.app.fuzz.FuzzClient;
-import org.sagas.app.fuzz.HostileRequest;
-import org.sagas.app.fuzz.HostileRequests;
+import org.sagas.testkit.fuzz.Choices;
+import org.sagas.testkit.fuzz.FuzzClient;
+import org.sagas.testkit.fuzz.HostileRequest;
+import org.sagas.testkit.fuzz.HostileRequests;
 import org.sagas.testkit.InfrastructureExtension;
 import org.sagas.testkit.TestInfra;
 

@@ -37,21 +37,25 @@ class ProductionImageIT {
     }
 
     @Test
-    void shouldHaveNoBenchmarkOnTheProductionClassPathAndSaySoWhenBenchIsAsked() throws Exception {
-        // The benchmarks are a module that builds on app (docs/decisions/0033): nothing here holds them
-        // nor the relay's benchmark, a module of its own beside the relay
+    void shouldHaveNoBenchmarkOrFuzzerOnTheProductionClassPathAndSaySoWhenBenchOrFuzzIsAsked() throws Exception {
+        // The benchmarks and the fuzzer are a module that builds on app (docs/decisions/0033): nothing
+        // here holds them nor the relay's benchmark, a module of its own beside the relay, nor the
+        // test support the fuzzer draws its hostile requests from
         List<String> lib = jars(TARGET.resolve("lib"));
-        assertThat(lib).noneMatch(j -> j.startsWith("benchmarks") || j.startsWith("relay-bench"));
+        assertThat(lib).noneMatch(j -> j.startsWith("benchmarks") || j.startsWith("relay-bench")
+                || j.startsWith("testkit"));
         assertThat(lib).filteredOn(j -> j.startsWith("outbox-relay")).hasSize(1);
         for (String relay : lib.stream().filter(j -> j.startsWith("outbox-relay")).toList()) {
             assertThat(classNames(TARGET.resolve("lib").resolve(relay))).isNotEmpty()
                     .noneMatch(n -> n.startsWith("org/sagas/relay/bench/"));
         }
         assertThat(classNames(TARGET.resolve("sagas-app.jar"))).isNotEmpty()
-                .noneMatch(n -> n.startsWith("org/sagas/app/bench/"));
+                .noneMatch(n -> n.startsWith("org/sagas/app/bench/") || n.startsWith("org/sagas/app/fuzz/"));
         String output = launchOnTheImagesClassPath(Map.of(), "bench", "steady");
         assertThat(output).contains("sagas: error: ./sagas bench needs the benchmarks module")
                 .doesNotContain("Exception");
+        assertThat(launchOnTheImagesClassPath(Map.of(), "fuzz", "--seconds", "1"))
+                .contains("sagas: error: ./sagas fuzz needs the benchmarks module").doesNotContain("Exception");
     }
 
     /**

@@ -1,4 +1,4 @@
-package org.sagas.app.fuzz;
+package org.sagas.testkit.fuzz;
 
 import java.util.List;
 import java.util.random.RandomGenerator;

@@ -13,6 +13,10 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.LongSupplier;
+import org.sagas.testkit.fuzz.Choices;
+import org.sagas.testkit.fuzz.FuzzClient;
+import org.sagas.testkit.fuzz.HostileRequest;
+import org.sagas.testkit.fuzz.HostileRequests;
 
 /**
  * {@code ./sagas fuzz --seconds N}: throws hostile requests ({@link HostileRequests}) at the

@@ -1,4 +1,4 @@
-package org.sagas.app.fuzz;
+package org.sagas.testkit.fuzz;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
