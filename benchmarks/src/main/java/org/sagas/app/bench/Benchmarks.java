@@ -32,6 +32,11 @@ public final class Benchmarks {
             Path file = results(flags, name + "-run-" + i);
             int exit;
             try {
+                Files.deleteIfExists(file); // a file left by an earlier series must not pass for this run's
+            } catch (java.io.IOException e) {
+                throw new ConfigurationError("cannot replace " + file + ": " + e.getMessage(), e);
+            }
+            try {
                 exit = runMeasured(args, flags, settings, out, file);
             } catch (ConfigurationError e) {
                 throw e;
@@ -62,8 +67,6 @@ public final class Benchmarks {
                 MachineSpeed.annotate(resultFile, before, after);
                 out.printf("machine: the reference workload took %.1f ms of CPU before the run, %.1f after"
                         + " (docs/benchmarks.md, \"The machine in every result\")%n", before.cpuMs(), after.cpuMs());
-            } else if (exit == 0) {
-                return 1; // it said it ran, but wrote nothing: not a result
             }
         } catch (java.io.IOException e) {
             out.println("could not add the machine's reading to " + resultFile + ": " + e);

@@ -33,7 +33,6 @@ public final class Threads {
     public static ScheduledExecutorService scheduler(String name) {
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, named(name));
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        scheduler.setRemoveOnCancelPolicy(true);
         return scheduler;
     }
 
