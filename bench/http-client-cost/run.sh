@@ -10,14 +10,17 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LIB="$HERE/../../app/target/lib"
 ls "$LIB"/jetty-client-*.jar >/dev/null 2>&1 || { echo "no Jetty client in $LIB: run ./sagas --help first" >&2; exit 2; }
+# Jetty's client and SLF4J's API alone: with no logging backend on the class path, Jetty logs nothing
+# (the product's logback would log it at DEBUG, and the measure with it).
+CP="$(ls "$LIB"/jetty-*.jar "$LIB"/slf4j-api-*.jar | tr '\n' ':')"
 OUT="$(mktemp -d)"
 trap 'kill "$T" 2>/dev/null || true; rm -rf "$OUT"' EXIT
-javac -d "$OUT" -cp "$LIB/*" "$HERE/ClientCost.java" "$HERE/Target.java"
+javac -d "$OUT" -cp "$CP" "$HERE/ClientCost.java" "$HERE/Target.java"
 OPTS="-Xms256m -Xmx2g -XX:+UseG1GC -XX:TieredStopAtLevel=1 -XX:-UsePerfData"
 java $OPTS -cp "$OUT" Target 18099 & T=$!
 sleep 1
 for rate in 20 100; do
   for m in jdk jetty jetty jdk jdk jetty; do
-    java $OPTS -cp "$OUT:$LIB/*" ClientCost "$m" "$rate" "${1:-30}" http://127.0.0.1:18099/reservations 2>/dev/null
+    java $OPTS -cp "$OUT:$CP" ClientCost "$m" "$rate" "${1:-30}" http://127.0.0.1:18099/reservations 2>/dev/null
   done
 done
