@@ -37,8 +37,8 @@ public final class ResilientDependency {
     private final ResilienceListener listener;
     /** The bulkhead place {@link #holdPlace} keeps for this thread's next call, and when it was taken. */
     private final ThreadLocal<HeldPlace> held = new ThreadLocal<>();
-    /** From {@link #holdPlace} to its call's entry, a moving average (nanoseconds; -1 before the first). */
-    private volatile double beforeCallNanos = -1;
+    /** From {@link #holdPlace} to its call's entry, the usual time. */
+    private final MovingAverage beforeCall = new MovingAverage(0.1);
     /** When an attempt last failed by the dependency's own fault ({@link System#nanoTime()}). */
     private volatile long lastFaultNanos = System.nanoTime() - FAULT_MEMORY_NANOS;
     private final AnswerTime answers;
@@ -157,8 +157,7 @@ public final class ResilientDependency {
         if (fair.compareTo(config.timeout().minimumUsefulBudget()) < 0) {
             fair = config.timeout().minimumUsefulBudget();
         }
-        double before = beforeCallNanos;
-        Duration room = callDeadline.remaining().minus(fair).minusNanos(!judged || before < 0 ? 0 : (long) before);
+        Duration room = callDeadline.remaining().minus(fair).minusNanos(judged ? (long) beforeCall.nanos().orElse(0) : 0);
         if (room.isNegative()) {
             refusal.accept(Reason.DEADLINE_TOO_SHORT);
             return Optional.empty();
@@ -238,9 +237,7 @@ public final class ResilientDependency {
             // Taken for this call by holdPlace before the caller's own work: used once.
             held.remove();
             if (!place.permit().isReleased()) {
-                long waited = System.nanoTime() - place.takenNanos();
-                double before = beforeCallNanos;
-                beforeCallNanos = before < 0 ? waited : before + 0.1 * (waited - before);
+                beforeCall.record(System.nanoTime() - place.takenNanos());
                 return place.permit();
             }
         }

@@ -78,6 +78,16 @@ class ResilientDependencyTest {
         return dependency.fairAttempt().multipliedBy(2).dividedBy(AnswerTime.FAIR_MULTIPLE);
     }
 
+    /** Teaches {@code dependency} a usual answer of about 30 ms: as many answers as it takes to know it. */
+    private static void answersIn30Ms(ResilientDependency dependency) {
+        for (int i = 0; i < MovingAverage.KNOWN_AFTER; i++) {
+            dependency.call(generous(), timeout -> {
+                Thread.sleep(30);
+                return "reserved";
+            });
+        }
+    }
+
     private AttemptFunction<String> answering(String answer) {
         return timeout -> {
             attempts.incrementAndGet();
@@ -370,10 +380,7 @@ class ResilientDependencyTest {
         // Given a 1 s attempt timeout, breaker decisions after two calls, and a dependency that
         // usually answers in 30 ms, then hangs
         ResilientDependency dependency = create(fastBreaker());
-        dependency.call(generous(), timeout -> {
-            Thread.sleep(30);
-            return "reserved";
-        });
+        answersIn30Ms(dependency);
         List<Duration> given = new CopyOnWriteArrayList<>();
 
         // When two calls arrive with twice the usual answer left of their deadline (the rest spent
@@ -395,10 +402,7 @@ class ResilientDependencyTest {
     void shouldNotSendAnAttemptWithLessTimeThanTheDependencyUsuallyTakes() {
         // Given a dependency that usually answers in 30 ms
         ResilientDependency dependency = create(fastBreaker());
-        dependency.call(generous(), timeout -> {
-            Thread.sleep(30);
-            return "reserved";
-        });
+        answersIn30Ms(dependency);
 
         // When a call comes with 15 ms left of its deadline
         DependencyUnavailable thrown = unavailable(() -> dependency.call(Deadline.after(Duration.ofMillis(15)),
@@ -415,10 +419,7 @@ class ResilientDependencyTest {
     void shouldJudgeADeadlineTheDependencyCouldNotMeetByTheTimeItWasGiven() {
         // Given breaker decisions after two calls, and a dependency that usually answers in 30 ms
         ResilientDependency dependency = create(fastBreaker());
-        dependency.call(generous(), timeout -> {
-            Thread.sleep(30);
-            return "reserved";
-        });
+        answersIn30Ms(dependency);
         AttemptFunction<String> notStarted = timeout -> {
             throw new TimedOutFailure("the deadline would pass first", null, false);
         };
@@ -436,8 +437,9 @@ class ResilientDependencyTest {
         assertThat(dependency.state()).isEqualTo(CircuitState.CLOSED);
         assertThat(dependency.failingLately()).isFalse();
 
-        // And when it answers the same to calls given their whole attempt timeout, the fault is its own
-        for (int i = 0; i < 2; i++) {
+        // And when it answers the same to calls given their whole attempt timeout (more of them than
+        // the answers that taught it, so failures are the most of the breaker's window), the fault is its own
+        for (int i = 0; i <= MovingAverage.KNOWN_AFTER; i++) {
             assertThat(unavailable(() -> dependency.call(generous(), notStarted)).cutShort()).isFalse();
         }
         assertThat(dependency.state()).isEqualTo(CircuitState.OPEN);
@@ -674,10 +676,7 @@ class ResilientDependencyTest {
     void shouldRefuseAPlaceWhenTheDeadlineLeavesNoFairAttempt() {
         // Given a dependency whose usual answer time is known (about 30 ms)
         ResilientDependency dependency = create(fast());
-        dependency.call(generous(), timeout -> {
-            Thread.sleep(30);
-            return "ok";
-        });
+        answersIn30Ms(dependency);
         List<Reason> refusals = new ArrayList<>();
 
         // When the deadline leaves less than three usual answers while the product is congested
@@ -694,13 +693,33 @@ class ResilientDependencyTest {
     }
 
     @Test
+    void shouldNotTakeAColdStartsFirstSlowAnswerForTheUsualOne() {
+        // Given a dependency whose first answer, a cold start's, took 400 ms
+        ResilientDependency dependency = create(fast());
+        dependency.call(generous(), timeout -> {
+            Thread.sleep(400);
+            return "ok";
+        });
+        List<Reason> refusals = new ArrayList<>();
+
+        // When a submission asks for a place with 1 s left while the product is congested, less than
+        // three times that first answer
+        // Then it gets one: one answer is not yet a usual time
+        dependency.holdPlace(Deadline.after(Duration.ofSeconds(1)), true, refusals::add).orElseThrow().close();
+        // And once quick answers follow, the slow one is diluted among them, not remembered for dozens
+        for (int i = 1; i < MovingAverage.KNOWN_AFTER; i++) {
+            dependency.call(generous(), answering("ok"));
+        }
+        assertThat(dependency.fairAttempt()).isLessThan(Duration.ofMillis(400));
+        dependency.holdPlace(Deadline.after(Duration.ofSeconds(1)), true, refusals::add).orElseThrow().close();
+        assertThat(refusals).isEmpty();
+    }
+
+    @Test
     void shouldHoldAHighSubmissionsPlaceWithoutJudgingItsDeadlineAndSendItsCallWithWhatIsLeft() {
         // Given a dependency whose usual answer time is known (about 30 ms), the product congested
         ResilientDependency dependency = create(fast().withoutRetries());
-        dependency.call(generous(), timeout -> {
-            Thread.sleep(30);
-            return "ok";
-        });
+        answersIn30Ms(dependency);
         List<Reason> refusals = new ArrayList<>();
 
         // When a high-priority submission asks for a place with 25 ms left
