@@ -98,6 +98,7 @@ public final class Checker {
         Map<UUID, ProductDatabase.Order> orders = money || reservations ? db.orders() : Map.of();
         Map<String, Ledgers.Stock> stocks = new LinkedHashMap<>();
         Map<String, Long> confirmed = Map.of();
+        Set<String> moving = Set.of();
         if (stock) {
             Set<String> skus = new LinkedHashSet<>(db.skus(options.orders()));
             held.stream().filter(r -> options.inScope(r.orderId()))
@@ -106,8 +107,9 @@ public final class Checker {
                 stocks.put(sku, ledgers.stock(sku));
             }
             confirmed = db.confirmedQuantities(skus);
+            moving = Snapshot.moving(held, ledgers.reservations(), orders, db.orders());
         }
-        return new Snapshot(charges, held, orders, stocks, confirmed,
+        return new Snapshot(charges, held, orders, stocks, confirmed, moving,
                 options.judges(Invariant.OUTBOX_STUCK) ? db.stuckOutbox(options.outboxAge()) : List.of(),
                 options.judges(Invariant.OPEN_INCIDENTS) ? db.incidents() : List.of(),
                 options.judges(Invariant.OPEN_FINDINGS) ? db.openFindings() : List.of());

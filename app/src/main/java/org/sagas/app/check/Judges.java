@@ -76,7 +76,8 @@ final class Judges {
     /**
      * Per SKU: what it was stocked with, less what confirmed orders took, less what reservations of
      * orders still live (or unknown to the product) hold, is what is available. A cancelled or
-     * rejected order's reservation is not counted: if it still holds stock, the stock is short.
+     * rejected order's reservation is not counted: if it still holds stock, the stock is short. A SKU
+     * that moved while the pass read it ({@link Snapshot#moving}) is not judged.
      */
     static Offences stock(Snapshot s) {
         Map<String, Long> held = new HashMap<>();
@@ -89,9 +90,14 @@ final class Judges {
         }
         Map<String, String> why = new LinkedHashMap<>();
         List<String> unknown = new ArrayList<>();
+        int moving = 0;
         for (Ledgers.Stock st : new TreeMap<>(s.stock()).values()) {
             if (st.stocked().isEmpty()) {
                 unknown.add(st.sku());
+                continue;
+            }
+            if (s.moving().contains(st.sku())) {
+                moving++;
                 continue;
             }
             long confirmed = s.confirmed().getOrDefault(st.sku(), 0L);
@@ -107,7 +113,8 @@ final class Judges {
                     + " in GET /stock/{sku})");
         }
         return new Offences(why, s.stock().size() + " SKUs" + (unknown.isEmpty() ? ""
-                : ", " + unknown.size() + " without \"stocked\" not judged"), true);
+                : ", " + unknown.size() + " without \"stocked\" not judged")
+                + (moving == 0 ? "" : ", " + moving + " moving while read not judged"), true);
     }
 
     static Offences reservedNotLive(Snapshot s, CheckOptions options) {

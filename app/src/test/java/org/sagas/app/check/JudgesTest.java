@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.sagas.orchestrator.ordering.OrderStatus;
@@ -41,10 +42,45 @@ class JudgesTest {
     }
 
     @Test
+    void shouldNotJudgeTheStockOfASkuThatMovedWhileItWasRead() {
+        // A live order reserved 1 after the reservations were read and before the stock was: the
+        // stock is 1 short of what the pass saw held
+        Snapshot read = snapshot(List.of(held(confirmed, 2)), 7, 10, 2);
+        Snapshot moving = new Snapshot(List.of(), read.reservations(), read.orders(), read.stock(), read.confirmed(),
+                Set.of("SKU-1"), List.of(), List.of(), List.of());
+
+        assertThat(Judges.stock(read).why()).containsOnlyKeys("SKU-1");
+        assertThat(Judges.stock(moving).why()).isEmpty();
+        assertThat(Judges.stock(moving).summary()).contains("1 moving while read not judged");
+    }
+
+    @Test
+    void shouldFindTheSkusOfReservationsThatAppearedOrChangedOrWhoseOrderChangedBetweenTwoReads() {
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        UUID confirming = UUID.randomUUID();
+        Ledgers.Reservation quiet = line(confirmed, "RESERVED", "QUIET");
+        Ledgers.Reservation releasing = line(cancelled, "RESERVED", "RELEASING");
+        Ledgers.Reservation ending = line(confirming, "RESERVED", "ENDING");
+        Ledgers.Reservation arriving = line(live, "RESERVED", "ARRIVING");
+        Map<UUID, ProductDatabase.Order> before = Map.of(confirmed, order(confirmed, OrderStatus.CONFIRMED, t),
+                cancelled, order(cancelled, OrderStatus.COMPENSATING, t),
+                confirming, order(confirming, OrderStatus.AWAITING_PAYMENT, t));
+        Map<UUID, ProductDatabase.Order> after = Map.of(confirmed, order(confirmed, OrderStatus.CONFIRMED, t),
+                cancelled, order(cancelled, OrderStatus.COMPENSATING, t),
+                confirming, order(confirming, OrderStatus.CONFIRMED, t),
+                live, order(live, OrderStatus.AWAITING_PAYMENT, t));
+
+        assertThat(Snapshot.moving(List.of(quiet, releasing, ending), List.of(quiet,
+                line(cancelled, "RELEASED", "RELEASING"), ending, arriving), before, after))
+                .containsExactly("ARRIVING", "ENDING", "RELEASING");
+        assertThat(Snapshot.moving(List.of(quiet), List.of(quiet), before, before)).isEmpty();
+    }
+
+    @Test
     void shouldNotJudgeStockAnInventoryDoesNotSayItWasStockedWith() {
         Snapshot s = new Snapshot(List.of(), List.of(), orders(),
-                Map.of("SKU-1", new Ledgers.Stock("SKU-1", 5, 0, OptionalLong.empty())), Map.of(), List.of(), List.of(),
-                List.of());
+                Map.of("SKU-1", new Ledgers.Stock("SKU-1", 5, 0, OptionalLong.empty())), Map.of(), Set.of(), List.of(),
+                List.of(), List.of());
 
         assertThat(Judges.stock(s).judged()).isFalse();
         assertThat(Judges.stock(s).verdict(Invariant.STOCK_MISMATCH, 10).passed()).isTrue();
@@ -99,7 +135,7 @@ class JudgesTest {
     private Snapshot snapshot(List<Ledgers.Reservation> reservations, long available, long stocked, long confirmedQty) {
         return new Snapshot(List.of(), reservations, orders(),
                 Map.of("SKU-1", new Ledgers.Stock("SKU-1", available, 0, OptionalLong.of(stocked))),
-                Map.of("SKU-1", confirmedQty), List.of(), List.of(), List.of());
+                Map.of("SKU-1", confirmedQty), Set.of(), List.of(), List.of(), List.of());
     }
 
     private Map<UUID, ProductDatabase.Order> orders() {
@@ -112,6 +148,14 @@ class JudgesTest {
     private static Ledgers.Reservation held(UUID order, long quantity) {
         return new Ledgers.Reservation(order + ":reserve", order.toString(), "RESERVED",
                 List.of(new Ledgers.Line("SKU-1", quantity)));
+    }
+
+    private static Ledgers.Reservation line(UUID order, String status, String sku) {
+        return new Ledgers.Reservation(order + ":reserve", order.toString(), status, List.of(new Ledgers.Line(sku, 1)));
+    }
+
+    private static ProductDatabase.Order order(UUID id, OrderStatus status, Instant t) {
+        return new ProductDatabase.Order(id, status, t);
     }
 
     private static Ledgers.Reservation released(UUID order, long quantity) {
