@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -35,6 +36,10 @@ public final class AdmissionControl implements ApiServer.Admission {
     private static final Duration OVERFLOWING = Duration.ofMillis(200);
     /** A request that waited this long before admission let it in met the product queueing (the lag limit). */
     private static final long QUEUEING_NANOS = Duration.ofMillis(10).toNanos();
+    /** At most one line a second for the refusals that come in floods (over the limit, deadline passed). */
+    private static final long REFUSAL_LOG_NANOS = Duration.ofSeconds(1).toNanos();
+    private final AtomicLong unloggedRefusals = new AtomicLong();
+    private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_NANOS);
 
     private final PriorityShedder shedder;
     private final LongSupplier pendingCount;
@@ -128,6 +133,7 @@ public final class AdmissionControl implements ApiServer.Admission {
         long remainingNanos = (deadlineEpochMillis - clock.millis()) * 1_000_000L;
         if (remainingNanos <= 0) {
             shedder.countShed(priority);
+            logFlooding("the request's deadline had passed on arrival", priority);
             return refuse(Refusal.DEADLINE_PASSED, "Deadline passed", "the request's deadline has already passed", 1);
         }
         // Wait only as long as leaves the request the time an admitted one usually takes.
@@ -137,6 +143,8 @@ public final class AdmissionControl implements ApiServer.Admission {
         long admitted = System.nanoTime();
         queued.record(admitted - arrived, TimeUnit.NANOSECONDS);
         if (permit.isEmpty()) {
+            logFlooding("no in-flight slot within " + TimeUnit.NANOSECONDS.toMillis(admitted - arrived) + " ms, limit "
+                    + shedder.limit(priority), priority);
             return refuse(Refusal.OVERLOADED, "Too many requests in flight", priority.tagValue()
                     + " priority requests are over the in-flight limit the product can serve at speed ("
                     + shedder.limit(priority) + ")", retryAfterSeconds());
@@ -208,7 +216,23 @@ public final class AdmissionControl implements ApiServer.Admission {
         }
         shedder.countShed(priority);
         refused[Refusal.OVERLOADED.ordinal()].increment();
+        logFlooding("the queue for an in-flight slot is full, limit " + shedder.limit(priority), priority);
         return OptionalInt.of(retryAfterSeconds());
+    }
+
+    /**
+     * Logs a refusal of the kinds that come by the thousand under overload: the first at once, then
+     * one line a second at most, counting those not logged since (their metric,
+     * {@code saga_admission_refused_total}, counts each). Nothing was stored, so there is no order id.
+     */
+    private void logFlooding(String cause, Priority priority) {
+        unloggedRefusals.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastRefusalLog.get();
+        if (now - last >= REFUSAL_LOG_NANOS && lastRefusalLog.compareAndSet(last, now)) {
+            log.warn("order submission refused 503, nothing stored ({} priority): {}; {} refused so since the last"
+                    + " such line", priority.tagValue(), cause, unloggedRefusals.getAndSet(0));
+        }
     }
 
     /**
