@@ -46,4 +46,12 @@ final class AnswerTime {
         Duration fair = Duration.ofNanos((long) (FAIR_MULTIPLE * average.nanos().orElse(0)));
         return fair.compareTo(ownTimeout) < 0 ? fair : ownTimeout;
     }
+
+    /**
+     * How long a call on the wire may run before it is overdue: a fair attempt once the usual
+     * answer time is known, the attempt's own timeout before.
+     */
+    Duration overdueAfter(Duration ownTimeout) {
+        return average.nanos().isPresent() ? fairAttempt(ownTimeout) : ownTimeout;
+    }
 }

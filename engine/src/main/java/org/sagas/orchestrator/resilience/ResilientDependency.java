@@ -4,10 +4,13 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.sagas.orchestrator.resilience.AttemptOutcome.Answered;
 import org.sagas.orchestrator.resilience.AttemptOutcome.Failed;
 import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The resilience stack around one remote dependency, outermost first: bulkhead, circuit breaker,
@@ -29,6 +32,7 @@ import org.sagas.orchestrator.resilience.DependencyUnavailable.Reason;
  * <p>Thread-safe.
  */
 public final class ResilientDependency {
+    private static final Logger log = LoggerFactory.getLogger(ResilientDependency.class);
 
     private final ResilienceConfig config;
     private final SemaphoreBulkhead bulkhead;
@@ -41,6 +45,10 @@ public final class ResilientDependency {
     private final MovingAverage beforeCall = new MovingAverage(0.1);
     /** When an attempt last failed by the dependency's own fault ({@link System#nanoTime()}). */
     private volatile long lastFaultNanos = System.nanoTime() - FAULT_MEMORY_NANOS;
+    /** When its bulkhead was last found full of its overdue calls, the product not congested. */
+    private volatile long lastOverdueNanos = System.nanoTime() - FAULT_MEMORY_NANOS;
+    /** The calls on the wire now: their thread, and when each was sent ({@link System#nanoTime()}). */
+    private final ConcurrentHashMap<Thread, Long> onWire = new ConcurrentHashMap<>();
     private final AnswerTime answers;
 
     /** @param patient sent whatever time is left (a high-priority submission's call) */
@@ -110,9 +118,12 @@ public final class ResilientDependency {
         boolean patient = place != null && place.patient();
         Permit permit = enterBulkhead(deadline);
         RemoteTime.Watcher watcher = RemoteTime.onWire();
+        Thread caller = Thread.currentThread();
+        onWire.put(caller, System.nanoTime());
         try (Breaker.Admission admission = breaker.tryAdmit().orElseThrow(() -> rejected(Reason.BREAKER_OPEN))) {
             return callAdmitted(admission, deadline, attempt, patient);
         } finally {
+            onWire.remove(caller);
             RemoteTime.offWire(watcher);
             permit.close();
         }
@@ -167,6 +178,10 @@ public final class ResilientDependency {
         }
         Duration maxWait = config.bulkhead().orElseThrow().maxWait();
         Optional<Permit> permit = bulkhead.tryAcquire(patient || room.compareTo(maxWait) < 0 ? room : maxWait);
+        if (permit.isEmpty() && !congested && fullOfOverdueCalls()) {
+            // Not our queueing: the dependency holds its places with calls longer than it takes.
+            return Optional.of(new Permit(() -> { }));
+        }
         if (permit.isEmpty()) {
             refusal.accept(Reason.BULKHEAD_FULL);
             return Optional.empty();
@@ -182,12 +197,44 @@ public final class ResilientDependency {
     }
 
     /**
-     * Whether the dependency is known to fail: its breaker not closed, or an attempt of its own
-     * failed in the last ten seconds. Otherwise a call not sent ({@code BULKHEAD_FULL}, {@code
+     * Whether the dependency is known to fail: its breaker not closed, or in the last ten seconds an
+     * attempt of its own failed or its bulkhead was found full of its overdue calls. Otherwise a call not sent ({@code BULKHEAD_FULL}, {@code
      * DEADLINE_TOO_SHORT}) was the caller's want of capacity, not the dependency's doing.
      */
     public boolean failingLately() {
-        return breaker.state() != CircuitState.CLOSED || System.nanoTime() - lastFaultNanos < FAULT_MEMORY_NANOS;
+        long now = System.nanoTime();
+        return breaker.state() != CircuitState.CLOSED || now - lastFaultNanos < FAULT_MEMORY_NANOS
+                || now - lastOverdueNanos < FAULT_MEMORY_NANOS;
+    }
+
+    /**
+     * Whether the bulkhead, found full, is held by the dependency: most of its places by calls on
+     * the wire, the oldest of them overdue (sent longer ago than {@link AnswerTime#overdueAfter}).
+     * Asked only while the product is not congested, where a call's time is the dependency's (a
+     * product short of CPU stretches every call, and its full bulkhead is its own doing). Then the
+     * dependency counts as failing lately, as after a failure of its own: its first calls have not
+     * timed out yet, but the orders behind them are degraded mode's to answer, not refused.
+     */
+    private boolean fullOfOverdueCalls() {
+        long now = System.nanoTime();
+        long oldest = now;
+        int sent = 0;
+        for (long since : onWire.values()) {
+            oldest = Math.min(oldest, since);
+            sent++;
+        }
+        Duration overdue = answers.overdueAfter(config.timeout().attemptTimeout());
+        if (2 * sent < bulkhead.inUse() || now - oldest <= overdue.toNanos()) {
+            return false;
+        }
+        long before = lastOverdueNanos;
+        lastOverdueNanos = now;
+        if (now - before >= FAULT_MEMORY_NANOS) {
+            log.warn("{}: its bulkhead is full of calls longer than it takes ({} of {} places on the wire, the oldest"
+                    + " sent {} ms ago, overdue after {} ms): counted as failing, degraded mode answers",
+                    config.dependency(), sent, bulkhead.permits(), (now - oldest) / 1_000_000, overdue.toMillis());
+        }
+        return true;
     }
 
     /**

@@ -756,6 +756,76 @@ class ResilientDependencyTest {
     }
 
     @Test
+    void shouldCountTheDependencyAsFailingWhenItsOverdueCallsFillTheBulkheadAndTheProductIsNotCongested()
+            throws Exception {
+        // Given a bulkhead of two places and a dependency that usually answers in 30 ms, then hangs
+        bulkhead.permits(2).maxWait(Duration.ofMillis(20));
+        timeout.attemptTimeout(Duration.ofSeconds(5));
+        ResilientDependency dependency = create(fast().withoutRetries());
+        answersIn30Ms(dependency);
+        CountDownLatch entered = new CountDownLatch(2);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Reason> refusals = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                pool.submit(() -> dependency.call(generous(), timeout -> {
+                    entered.countDown();
+                    release.await(WAIT.toMillis(), MILLISECONDS);
+                    return "late";
+                }));
+            }
+            assertThat(entered.await(WAIT.toMillis(), MILLISECONDS)).isTrue();
+
+            // When its two calls have been on the wire longer than three usual answers
+            Thread.sleep(dependency.fairAttempt().toMillis() + 50);
+
+            // Then a submission while the product is congested is refused as the product's want of room ...
+            assertThat(dependency.holdPlace(generous(), true, refusals::add)).isEmpty();
+            assertThat(refusals).containsExactly(Reason.BULKHEAD_FULL);
+            assertThat(dependency.failingLately()).isFalse();
+            // ... and one while it is not is let through to degraded mode: the full bulkhead is the dependency's doing
+            assertThat(dependency.holdPlace(generous(), false, refusals::add)).isPresent();
+            assertThat(refusals).hasSize(1);
+            assertThat(dependency.failingLately()).isTrue();
+        } finally {
+            release.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(WAIT.toMillis(), MILLISECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldNotCountCallsAsOverdueBeforeTheirOwnTimeoutWhileTheUsualAnswerIsUnknown() throws Exception {
+        // Given a bulkhead of one place, held by a call on the wire of a dependency not yet heard from
+        bulkhead.permits(1).maxWait(Duration.ofMillis(20));
+        timeout.attemptTimeout(Duration.ofSeconds(5));
+        ResilientDependency dependency = create(fast().withoutRetries());
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        List<Reason> refusals = new ArrayList<>();
+        try {
+            pool.submit(() -> dependency.call(generous(), timeout -> {
+                entered.countDown();
+                release.await(WAIT.toMillis(), MILLISECONDS);
+                return "first";
+            }));
+            assertThat(entered.await(WAIT.toMillis(), MILLISECONDS)).isTrue();
+
+            // When a submission asks for a place, the product not congested
+            // Then it is refused as full: nothing says the call is late yet
+            assertThat(dependency.holdPlace(generous(), false, refusals::add)).isEmpty();
+            assertThat(refusals).containsExactly(Reason.BULKHEAD_FULL);
+            assertThat(dependency.failingLately()).isFalse();
+        } finally {
+            release.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(WAIT.toMillis(), MILLISECONDS)).isTrue();
+        }
+    }
+
+    @Test
     void shouldBuildReducedStackWithoutBreakerBulkheadOrRetries() {
         // Given a stack with only the timeout layer
         breaker.minimumCalls(2);
