@@ -63,10 +63,13 @@ class ResilientInventoryActionsTest {
     private static ResilientDependency knownToAnswerIn60Ms() {
         ResilientDependency stack = ResilientDependency.create(ResilienceConfig.inventoryDefaults().withoutRetries(),
                 ResilienceListener.NONE);
-        stack.call(org.sagas.orchestrator.resilience.Deadline.after(Duration.ofSeconds(5)), timeout -> {
-            Thread.sleep(60);
-            return "ok";
-        });
+        // Five answers: the stack does not take fewer for a usual time (a cold start's first is no guide)
+        for (int i = 0; i < 5; i++) {
+            stack.call(org.sagas.orchestrator.resilience.Deadline.after(Duration.ofSeconds(5)), timeout -> {
+                Thread.sleep(60);
+                return "ok";
+            });
+        }
         return stack;
     }
 
