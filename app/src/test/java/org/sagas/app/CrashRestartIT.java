@@ -38,7 +38,11 @@ import org.sagas.embedded.ScratchDirectory;
  * every order the first accepted, charging none twice (ADR 0013).
  */
 class CrashRestartIT {
-    private static final Duration UP_WITHIN = Duration.ofSeconds(120);
+    /**
+     * A generous start: the first start initialises PostgreSQL and the broker, and in the suite it
+     * shares two cores with another test JVM's cluster (a start took over 2 min there on a slow machine).
+     */
+    private static final Duration UP_WITHIN = Duration.ofSeconds(300);
     private static final Set<String> TERMINAL = Set.of("CONFIRMED", "CANCELLED", "REJECTED");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

@@ -67,8 +67,14 @@ final class LaunchedSagas {
     /** Waits for "sagas is up" and returns how long it took from now; fails if the process ends first. */
     Duration awaitUp(Duration within) {
         long started = System.nanoTime();
-        await("sagas is up").atMost(within).pollInterval(Duration.ofMillis(200))
-                .until(() -> output.contains("sagas is up") || !process.isAlive());
+        try {
+            await("sagas is up").atMost(within).pollInterval(Duration.ofMillis(200))
+                    .until(() -> output.contains("sagas is up") || !process.isAlive());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            List<String> lines = List.copyOf(output);
+            throw new AssertionError("sagas not up within " + within + "; the last of its output: "
+                    + lines.subList(Math.max(0, lines.size() - 40), lines.size()), e);
+        }
         if (!process.isAlive()) {
             throw new AssertionError("sagas ended before it was up; its output: " + output);
         }
