@@ -61,8 +61,6 @@ final class SandboxServer implements AutoCloseable {
             config.jetty.threadPool = http;
             config.http.asyncTimeout = IDLE_TIMEOUT_MILLIS;
             LIMITS.apply(config);
-            // The minimum data rate is the gate's (bodies read whole before the routes), as on the API.
-            LIMITS.gateBodies(config, reason -> { });
             config.routes.exception(Problem.class, (problem, ctx) -> problem(ctx, problem));
             config.routes.exception(HttpResponseException.class, (e, ctx) -> problem(ctx,
                     Problem.of(e.getStatus(), HttpStatus.forStatus(e.getStatus()).getMessage(), e.getMessage())));
