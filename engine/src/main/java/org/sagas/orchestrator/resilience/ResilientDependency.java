@@ -49,6 +49,8 @@ public final class ResilientDependency {
     private volatile long lastOverdueNanos = System.nanoTime() - FAULT_MEMORY_NANOS;
     /** The calls on the wire now: their thread, and when each was sent ({@link System#nanoTime()}). */
     private final ConcurrentHashMap<Thread, Long> onWire = new ConcurrentHashMap<>();
+    /** When a call last came off the wire, answered or not ({@link System#nanoTime()}). */
+    private volatile long lastOffWireNanos = System.nanoTime();
     private final AnswerTime answers;
 
     /** @param patient sent whatever time is left (a high-priority submission's call) */
@@ -124,6 +126,7 @@ public final class ResilientDependency {
             return callAdmitted(admission, deadline, attempt, patient);
         } finally {
             onWire.remove(caller);
+            lastOffWireNanos = System.nanoTime();
             RemoteTime.offWire(watcher);
             permit.close();
         }
@@ -209,7 +212,10 @@ public final class ResilientDependency {
 
     /**
      * Whether the bulkhead, found full, is held by the dependency: most of its places by calls on
-     * the wire, the oldest of them overdue (sent longer ago than {@link AnswerTime#overdueAfter}).
+     * the wire, the oldest of them overdue (sent longer ago than {@link AnswerTime#overdueAfter}),
+     * and none come off the wire for as long: the dependency has gone silent. A product short of CPU
+     * stretches every call past its usual time too, but its calls still end one after another as
+     * its threads get the cores; a dependency that has stopped answering ends none (ADR 0036).
      * Asked only while the product is not congested, where a call's time is the dependency's (a
      * product short of CPU stretches every call, and its full bulkhead is its own doing). Then the
      * dependency counts as failing lately, as after a failure of its own: its first calls have not
@@ -224,15 +230,17 @@ public final class ResilientDependency {
             sent++;
         }
         Duration overdue = answers.overdueAfter(config.timeout().attemptTimeout());
-        if (2 * sent < bulkhead.inUse() || now - oldest <= overdue.toNanos()) {
+        if (2 * sent < bulkhead.inUse() || now - oldest <= overdue.toNanos()
+                || now - lastOffWireNanos <= overdue.toNanos()) {
             return false;
         }
         long before = lastOverdueNanos;
         lastOverdueNanos = now;
         if (now - before >= FAULT_MEMORY_NANOS) {
             log.warn("{}: its bulkhead is full of calls longer than it takes ({} of {} places on the wire, the oldest"
-                    + " sent {} ms ago, overdue after {} ms): counted as failing, degraded mode answers",
-                    config.dependency(), sent, bulkhead.permits(), (now - oldest) / 1_000_000, overdue.toMillis());
+                    + " sent {} ms ago, none answered for {} ms, overdue after {} ms): counted as failing, degraded"
+                    + " mode answers", config.dependency(), sent, bulkhead.permits(), (now - oldest) / 1_000_000,
+                    (now - lastOffWireNanos) / 1_000_000, overdue.toMillis());
         }
         return true;
     }

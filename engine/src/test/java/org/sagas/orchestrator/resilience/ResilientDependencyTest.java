@@ -796,6 +796,56 @@ class ResilientDependencyTest {
     }
 
     @Test
+    void shouldNotCountOverdueCallsAgainstTheDependencyWhileItsCallsStillComeOffTheWire() throws Exception {
+        // Given a bulkhead of two places and a dependency that usually answers in 30 ms, both places
+        // held by calls sent longer ago than it usually takes (a product short of CPU stretches them)
+        bulkhead.permits(2).maxWait(Duration.ofMillis(20));
+        timeout.attemptTimeout(Duration.ofSeconds(5));
+        ResilientDependency dependency = create(fast().withoutRetries());
+        answersIn30Ms(dependency);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch first = new CountDownLatch(1);
+        List<Reason> refusals = new ArrayList<>();
+        try {
+            CountDownLatch entered = new CountDownLatch(2);
+            pool.submit(() -> dependency.call(generous(), timeout -> {
+                entered.countDown();
+                first.await(WAIT.toMillis(), MILLISECONDS);
+                return "answered late";
+            }));
+            pool.submit(() -> dependency.call(generous(), timeout -> {
+                entered.countDown();
+                release.await(WAIT.toMillis(), MILLISECONDS);
+                return "late";
+            }));
+            assertThat(entered.await(WAIT.toMillis(), MILLISECONDS)).isTrue();
+            Thread.sleep(dependency.fairAttempt().toMillis() + 50);
+
+            // When one of them is answered and another call takes its place at once
+            CountDownLatch third = new CountDownLatch(1);
+            first.countDown();
+            pool.submit(() -> dependency.call(generous(), timeout -> {
+                third.countDown();
+                release.await(WAIT.toMillis(), MILLISECONDS);
+                return "late";
+            }));
+            assertThat(third.await(WAIT.toMillis(), MILLISECONDS)).isTrue();
+
+            // Then a submission, the product not congested, finds the bulkhead full and the product's
+            // want of room: the dependency still answers, so its full bulkhead is not counted against it
+            assertThat(dependency.holdPlace(generous(), false, refusals::add)).isEmpty();
+            assertThat(refusals).containsExactly(Reason.BULKHEAD_FULL);
+            assertThat(dependency.failingLately()).isFalse();
+        } finally {
+            first.countDown();
+            release.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(WAIT.toMillis(), MILLISECONDS)).isTrue();
+        }
+    }
+
+    @Test
     void shouldNotCountCallsAsOverdueBeforeTheirOwnTimeoutWhileTheUsualAnswerIsUnknown() throws Exception {
         // Given a bulkhead of one place, held by a call on the wire of a dependency not yet heard from
         bulkhead.permits(1).maxWait(Duration.ofMillis(20));
