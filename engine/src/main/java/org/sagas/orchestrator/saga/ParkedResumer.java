@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * Resumes sagas parked on one dependency — for orders, pending confirmations and waiting
  * compensations parked on inventory — oldest first,
  * claimed with {@code SKIP LOCKED} so several instances share the work, paced by a token bucket
- * with slow start so the recovering service is not knocked over. Woken when the breaker closes,
+ * with slow start so the recovering service is not knocked over: the pace starts again from its
+ * slowest each time the breaker lets the dependency on trial (half-open), so the first resumes
+ * after an outage reach it one after another, in their age order. Woken when the breaker closes,
  * on a periodic tick and at start; backs off when the breaker trips again. Also runs the other
  * due work (steps whose runner died: their lease ran out).
  *
@@ -87,6 +89,10 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
         stack.onStateChange(state -> {
             if (state == CircuitState.OPEN) {
                 pacer.backOff();
+            } else if (state == CircuitState.HALF_OPEN) {
+                // The dependency is back on trial: resumes start again at the slow pace, oldest first,
+                // each call well clear of the one before (an idle pacer has doubled up to its maximum).
+                pacer.reset();
             } else if (state == CircuitState.CLOSED) {
                 // Listeners run under the breaker's lock: hand the database work to the resumer's thread.
                 scheduler.execute(() -> {
