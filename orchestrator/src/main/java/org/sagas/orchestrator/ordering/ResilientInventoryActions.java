@@ -2,9 +2,12 @@ package org.sagas.orchestrator.ordering;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import org.sagas.orchestrator.resilience.Deadline;
 import org.sagas.orchestrator.resilience.DependencyUnavailable;
 import org.sagas.orchestrator.resilience.ParticipantRefused;
+import org.sagas.orchestrator.resilience.Permit;
+import org.sagas.orchestrator.resilience.Priority;
 import org.sagas.orchestrator.resilience.ResilientDependency;
 import org.sagas.orchestrator.saga.Reason;
 import org.sagas.orchestrator.saga.StepContext;
@@ -65,7 +68,7 @@ public final class ResilientInventoryActions implements InventoryActions {
             log.info("order {}: reservation cut short by the product's own slowness ({}); asking again under its key",
                     order.orderId(), describe(e));
             try {
-                return reserved(order, ask(order, Deadline.after(stack.config().timeout().attemptTimeout())));
+                return reserved(order, askAgain(order));
             } catch (ParticipantRefused again) {
                 return refused(order, again);
             } catch (DependencyUnavailable again) {
@@ -79,6 +82,22 @@ public final class ResilientInventoryActions implements InventoryActions {
     private InventoryPort.Reservation ask(OrderData order, Deadline deadline) {
         return stack.call(deadline, timeout -> inventory.reserve(order.reserveKey(), order.orderId(), order.lines(),
                 timeout, deadline.epochMillis()));
+    }
+
+    /**
+     * The second ask of a reservation cut short. The order is stored and its reservation in doubt, so
+     * unlike a fresh submission (which waits the bulkhead's short wait, then is refused with nothing
+     * stored) it waits for a bulkhead place as long as a whole attempt, then gets a whole attempt of
+     * its own: on a product short of CPU the bulkhead is full of calls that do end, and giving up on
+     * a place would park a healthy order.
+     */
+    private InventoryPort.Reservation askAgain(OrderData order) {
+        Duration attempt = stack.config().timeout().attemptTimeout();
+        Deadline placeBy = Deadline.after(attempt.plus(stack.config().timeout().minimumUsefulBudget()));
+        Deadline callBy = Deadline.after(attempt.multipliedBy(2));
+        try (Permit place = stack.holdPlace(placeBy, false, Priority.HIGH, reason -> { }).orElseGet(Permit::none)) {
+            return ask(order, callBy);
+        }
     }
 
     private static StepResult<OrderData> reserved(OrderData order, InventoryPort.Reservation answer) {

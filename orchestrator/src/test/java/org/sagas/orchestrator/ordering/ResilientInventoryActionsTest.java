@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.sagas.orchestrator.resilience.Deadline;
+import org.sagas.orchestrator.resilience.Priority;
 import org.sagas.orchestrator.resilience.ResilienceConfig;
 import org.sagas.orchestrator.resilience.ResilienceListener;
 import org.sagas.orchestrator.resilience.ResilientDependency;
@@ -61,7 +63,14 @@ class ResilientInventoryActionsTest {
     }
 
     private static ResilientDependency knownToAnswerIn60Ms() {
-        ResilientDependency stack = ResilientDependency.create(ResilienceConfig.inventoryDefaults().withoutRetries(),
+        return knownToAnswerIn60Ms(24);
+    }
+
+    private static ResilientDependency knownToAnswerIn60Ms(int places) {
+        ResilienceConfig config = ResilienceConfig.inventoryDefaults().withoutRetries();
+        ResilientDependency stack = ResilientDependency.create(config.toBuilder().bulkhead(
+                org.sagas.orchestrator.resilience.BulkheadConfig.builder().permits(places)
+                        .maxWait(config.bulkhead().orElseThrow().maxWait()).build()).build(),
                 ResilienceListener.NONE);
         // Five answers: the stack does not take fewer for a usual time (a cold start's first is no guide)
         for (int i = 0; i < 5; i++) {
@@ -85,6 +94,68 @@ class ResilientInventoryActionsTest {
         assertThat(result).isInstanceOf(StepResult.Done.class);
         assertThat(keys).hasSize(2).containsOnly(ORDER.reserveKey());
         assertThat(registry.get("saga.reservations.asked.again").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldWaitForAPlaceToAskAgainLongerThanAFreshCallWould() throws Exception {
+        // Given an inventory stack of one bulkhead place (a fresh call waits 50 ms for it), and a
+        // first reservation cut short while another caller queues for that place and keeps it 200 ms
+        ResilientDependency stack = knownToAnswerIn60Ms(1);
+        java.util.concurrent.CountDownLatch queued = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean otherHeldItFirst = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread other = new Thread(() -> {
+            queued.countDown();
+            stack.holdPlace(Deadline.after(Duration.ofSeconds(5)), false, Priority.HIGH, r -> { })
+                    .ifPresent(place -> {
+                        otherHeldItFirst.set(keys.size() == 1);
+                        sleep(200);
+                        place.close();
+                    });
+        });
+        InventoryPort inventory = new InventoryPort() {
+            @Override
+            public Reservation reserve(String idempotencyKey, UUID orderId, List<OrderLine> lines, Duration timeout,
+                    long deadlineEpochMillis) {
+                keys.add(idempotencyKey);
+                if (keys.size() == 1) {
+                    other.start();
+                    await(queued);
+                    sleep(30); // for the other caller to be queued on the (fair) bulkhead
+                    throw new TimedOutFailure("timed out", null, true);
+                }
+                return Reservation.RESERVED;
+            }
+
+            @Override
+            public void release(String idempotencyKey, String reservationKey, UUID orderId, Duration timeout,
+                    long deadlineEpochMillis) {
+            }
+        };
+
+        // When reserving
+        StepResult<OrderData> result = reserve(inventory, stack);
+        other.join();
+        org.junit.jupiter.api.Assumptions.assumeTrue(otherHeldItFirst.get(), "the other caller was not queued in time");
+
+        // Then the second ask waited the 200 ms for the place, was sent, and the order goes on
+        assertThat(result).isInstanceOf(StepResult.Done.class);
+        assertThat(keys).hasSize(2).containsOnly(ORDER.reserveKey());
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
