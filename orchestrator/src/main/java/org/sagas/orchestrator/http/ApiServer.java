@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.BadMessageException;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.sagas.orchestrator.Json;
 import org.sagas.orchestrator.ordering.CancelOutcome;
@@ -177,6 +178,12 @@ public final class ApiServer implements AutoCloseable {
             });
             config.routes.exception(HttpResponseException.class, (e, ctx) -> Problems.send(ctx, e.getStatus(),
                     "http-" + e.getStatus(), e.getMessage(), e.getMessage(), Map.of()));
+            // Jetty's refusal of what the client sent (its own status, 4xx): the client's doing, not ours.
+            config.routes.exception(BadMessageException.class, (e, ctx) -> {
+                log.warn("{} {} refused by the server: {} {}", ctx.method(), ctx.path(), e.getCode(), e.getReason());
+                Problems.send(ctx, e.getCode(), "bad-message", "Request refused", String.valueOf(e.getReason()),
+                        Map.of());
+            });
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("{} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
                 Problems.send(ctx, 500, "internal", "Internal error", "the request failed; see the server log",

@@ -45,13 +45,16 @@ public record EdgeLimits(Duration idleTimeout, long minBytesPerSecond, Duration 
     }
 
     /**
-     * Puts these limits on {@code config}'s listener: Jetty's own minimum data rate and header
-     * size, problem+json for what Jetty refuses itself (bad request lines, headers too large,
-     * URI too long). Call {@link #applyIdleTimeout(Server)} once the server has started.
+     * Puts these limits on {@code config}'s listener: header size, idle timeout, problem+json for
+     * what Jetty refuses itself (bad request lines, headers too large, URI too long). Call {@link
+     * #applyIdleTimeout(Server)} once the server has started. The minimum data rate is {@link
+     * BodyGate}'s to apply ({@link #gateBodies}), not Jetty's: Jetty measures it from the headers'
+     * arrival to whenever the application reads, so a small body that had arrived whole was
+     * refused {@code 408} when the route read it after a second of the product's own queueing
+     * (seen on a loaded machine); the gate measures the body's own arrival.
      */
     public void apply(JavalinConfig config) {
         config.jetty.modifyHttpConfiguration(http -> {
-            http.setMinRequestDataRate(minBytesPerSecond);
             http.setRequestHeaderSize(MAX_HEADER_BYTES);
             http.setIdleTimeout(idleTimeout.toMillis());
             http.setSendServerVersion(false);
