@@ -20,8 +20,17 @@ final class AnswerTime {
 
     private final MovingAverage average = new MovingAverage(WEIGHT);
 
+    /** When an attempt last got an answer ({@link System#nanoTime()}). */
+    private volatile long lastAnswerNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+
     void record(long nanos) {
         average.record(nanos);
+        lastAnswerNanos = System.nanoTime();
+    }
+
+    /** Whether an attempt got an answer after {@code nanos} ({@link System#nanoTime()}). */
+    boolean answeredSince(long nanos) {
+        return lastAnswerNanos - nanos > 0;
     }
 
     boolean wasFair(Duration allowed, Duration ownTimeout) {

@@ -33,13 +33,17 @@ final class AttemptLoop {
     private final FullJitter backoff;
     private final ResilienceListener listener;
     private final AnswerTime answerTime = new AnswerTime();
+    private final CpuPressure pressure;
+    /** The share of an attempt's time spent with tasks waiting for a core that makes it the product's. */
+    static final double HELD_UP_SHARE = 0.5;
 
     /** The dependency's usual answer time, as its answered attempts tell it. */
     AnswerTime answerTime() {
         return answerTime;
     }
 
-    AttemptLoop(ResilienceConfig config, ResilienceListener listener) {
+    AttemptLoop(ResilienceConfig config, ResilienceListener listener, CpuPressure pressure) {
+        this.pressure = pressure;
         this.dependency = config.dependency();
         this.timeout = config.timeout();
         this.maxAttempts = config.retry().map(RetryConfig::maxAttempts).orElse(1);
@@ -71,6 +75,7 @@ final class AttemptLoop {
             if (attempt == 1 && budget != null) {
                 budget.recordCall();
             }
+            CpuPressure.Mark pressureAtStart = pressure.mark();
             long started = System.nanoTime();
             try {
                 T answer = timedAttempt.run(attemptTimeout, function);
@@ -80,7 +85,8 @@ final class AttemptLoop {
                 lastFailure = failure;
                 mayHaveTakenEffect |= failure.mayHaveTakenEffect();
                 atFault |= !(failure instanceof TimedOutFailure) || answerTime.wasFair(onACore(attemptTimeout,
-                        System.nanoTime() - started), timeout.attemptTimeout());
+                        System.nanoTime() - started), timeout.attemptTimeout())
+                        && !heldUpByTheProduct(started, pressureAtStart);
             }
             Optional<Duration> pause = backoffBeforeRetry(attempt, deadline);
             if (pause.isEmpty() || !sleep(pause.get())) {
@@ -100,6 +106,17 @@ final class AttemptLoop {
     static Duration onACore(Duration allowed, long tookNanos) {
         long late = Math.max(0, tookNanos - allowed.toNanos() - NOTICE_SLACK_NANOS);
         return late >= allowed.toNanos() ? Duration.ZERO : allowed.minusNanos(late);
+    }
+
+    /**
+     * Whether a whole attempt that timed out was the product's doing, not the dependency's: tasks
+     * waited for a core for at least {@link #HELD_UP_SHARE} of its time (the thread that would read
+     * its answer among them, most likely), while the dependency went on answering other calls. A
+     * machine short of CPU stretches every call; a dependency that answers nothing is slow whatever
+     * the cores do, and its timeouts count (docs/decisions/0036).
+     */
+    private boolean heldUpByTheProduct(long startedNanos, CpuPressure.Mark atStart) {
+        return answerTime.answeredSince(startedNanos) && pressure.heldUp(atStart, HELD_UP_SHARE);
     }
 
     /** Returns the pause before the next attempt, or empty if there must be no next attempt. */

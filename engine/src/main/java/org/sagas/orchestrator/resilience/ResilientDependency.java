@@ -59,13 +59,13 @@ public final class ResilientDependency {
     /** How recently a failure of the dependency's own makes a full bulkhead its doing, not ours. */
     private static final long FAULT_MEMORY_NANOS = Duration.ofSeconds(10).toNanos();
 
-    private ResilientDependency(ResilienceConfig config, ResilienceListener listener) {
+    private ResilientDependency(ResilienceConfig config, ResilienceListener listener, CpuPressure pressure) {
         this.config = config;
         this.listener = listener;
         this.bulkhead = config.bulkhead().map(b -> new SemaphoreBulkhead(b.permits())).orElse(null);
         this.breaker = config.breaker().<Breaker>map(b -> new FailsafeBreaker(config.dependency(), b))
                 .orElse(Breaker.alwaysClosed());
-        this.attempts = new AttemptLoop(config, listener);
+        this.attempts = new AttemptLoop(config, listener, pressure);
         this.answers = attempts.answerTime();
         breaker.onStateChange(state -> listener.onStateChange(config.dependency(), state));
     }
@@ -78,8 +78,13 @@ public final class ResilientDependency {
      *     already has one of the same name)
      */
     public static ResilientDependency create(ResilienceConfig config, ResilienceListener listener) {
+        return create(config, listener, CpuPressure.system());
+    }
+
+    /** As {@link #create(ResilienceConfig, ResilienceListener)}, judging its timeouts by {@code pressure}. */
+    static ResilientDependency create(ResilienceConfig config, ResilienceListener listener, CpuPressure pressure) {
         ResilientDependency dependency = new ResilientDependency(Objects.requireNonNull(config, "config"),
-                new GuardedListener(Objects.requireNonNull(listener, "listener")));
+                new GuardedListener(Objects.requireNonNull(listener, "listener")), pressure);
         dependency.listener.onCreated(dependency);
         return dependency;
     }

@@ -61,8 +61,9 @@ class ResilientDependencyTest {
         return fast().withoutRetries();
     }
 
+    /** Judging timeouts as on a machine with cores to spare, whatever this one's load. */
     private ResilientDependency create(ResilienceConfig config) {
-        return ResilientDependency.create(config, listener);
+        return ResilientDependency.create(config, listener, CpuPressure.none());
     }
 
     private static Deadline generous() {
@@ -842,6 +843,61 @@ class ResilientDependencyTest {
             release.countDown();
             pool.shutdown();
             assertThat(pool.awaitTermination(WAIT.toMillis(), MILLISECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldNotCountAWholeAttemptThatTimedOutWhileTheCoresWereTakenAndTheDependencyAnsweredOthers()
+            throws Exception {
+        // Given a dependency that usually answers in 30 ms, and a machine whose runnable tasks wait
+        // for a core all along (its pressure stall information)
+        DependencyUnavailable failure = wholeAttemptTimingOut(true);
+
+        // Then the timeout is the product's doing: the call counts as cut short, the dependency not failing
+        assertThat(failure.reason()).isEqualTo(Reason.TIMEOUT);
+        assertThat(failure.cutShort()).isTrue();
+    }
+
+    @Test
+    void shouldCountAWholeAttemptThatTimedOutAgainstTheDependencyWhenTheCoresWereFree() throws Exception {
+        // Given the same dependency, on a machine with cores to spare
+        DependencyUnavailable failure = wholeAttemptTimingOut(false);
+
+        // Then the timeout is the dependency's
+        assertThat(failure.reason()).isEqualTo(Reason.TIMEOUT);
+        assertThat(failure.cutShort()).isFalse();
+    }
+
+    /**
+     * A whole attempt of 200 ms that times out while another call is answered; when {@code heldUp},
+     * the pressure stall information counts a second of waiting for a core meanwhile.
+     */
+    private DependencyUnavailable wholeAttemptTimingOut(boolean heldUp) throws Exception {
+        java.nio.file.Path psi = java.nio.file.Files.createTempFile("cpu-pressure", "");
+        try {
+            java.nio.file.Files.writeString(psi, "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n"
+                    + "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+            timeout.attemptTimeout(Duration.ofMillis(200));
+            ResilientDependency dependency = ResilientDependency.create(fast().withoutRetries(), listener,
+                    new CpuPressure(psi, System::nanoTime));
+            answersIn30Ms(dependency);
+            ExecutorService other = Executors.newSingleThreadExecutor();
+            try {
+                // When a whole attempt times out, another call answered and the stall counted meanwhile
+                return unavailable(() -> dependency.call(generous(), t -> {
+                    other.submit(() -> dependency.call(generous(), t2 -> "answered")).get();
+                    if (heldUp) {
+                        java.nio.file.Files.writeString(psi, "some avg10=90.00 avg60=0.00 avg300=0.00 total=1001000\n");
+                    }
+                    Thread.sleep(WAIT.toMillis());
+                    return "too late";
+                }));
+            } finally {
+                assertThat(dependency.failingLately()).isEqualTo(!heldUp);
+                other.shutdown();
+            }
+        } finally {
+            java.nio.file.Files.delete(psi);
         }
     }
 
