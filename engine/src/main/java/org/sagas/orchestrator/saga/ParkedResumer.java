@@ -46,6 +46,8 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
             "parked-resume-worker", WORKERS);
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(WORKERS);
     private final AtomicBoolean nothingDue = new AtomicBoolean();
+    /** Whether the last pass ended with sagas still due: the next one resumes them in parallel. */
+    private volatile boolean backlog;
     private final JobRuns runs;
     private final String retried;
     private final String name;
@@ -165,9 +167,21 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
     }
 
     private void resumeParked() {
-        // The pacer sets the rate; up to WORKERS resumes run at once so one slow round trip does not.
+        // The pacer sets the rate; up to WORKERS resumes run at once so one slow round trip does not,
+        // but only while a backlog is drained. Otherwise (the last pass left nothing due) the few
+        // sagas due now are resumed one after another on this thread: resumes sent at once overtake
+        // each other, and the oldest order would lose the last units of stock to a younger one.
+        boolean inOrder = !backlog;
         long passEnds = System.nanoTime() + Duration.ofMillis(900).toNanos();
         nothingDue.set(false);
+        try {
+            resumeParked(passEnds, inOrder);
+        } finally {
+            backlog = !nothingDue.get();
+        }
+    }
+
+    private void resumeParked(long passEnds, boolean inOrder) {
         while (System.nanoTime() < passEnds && stack.state() != CircuitState.OPEN && !nothingDue.get()) {
             if (!pacer.tryAcquire()) {
                 Duration wait = pacer.timeUntilNextPermit();
@@ -185,18 +199,25 @@ public final class ParkedResumer implements org.sagas.orchestrator.lifecycle.Com
                 Thread.currentThread().interrupt();
                 return;
             }
-            workers.execute(() -> {
-                try {
-                    if (engine.runDue(1, Set.of(), dependency, stepBudget.toMillis()) == 0) {
-                        nothingDue.set(true);
-                    }
-                } catch (RuntimeException e) {
-                    // It stays parked and is tried again; the failure shows as the resumer's.
-                    runs.failed(e, retried);
-                } finally {
-                    inFlight.release();
-                }
-            });
+            if (inOrder) {
+                resumeOne();
+            } else {
+                workers.execute(this::resumeOne);
+            }
+        }
+    }
+
+    /** Resumes the oldest due saga, if any; gives back its {@link #inFlight} place. */
+    private void resumeOne() {
+        try {
+            if (engine.runDue(1, Set.of(), dependency, stepBudget.toMillis()) == 0) {
+                nothingDue.set(true);
+            }
+        } catch (RuntimeException e) {
+            // It stays parked and is tried again; the failure shows as the resumer's.
+            runs.failed(e, retried);
+        } finally {
+            inFlight.release();
         }
     }
 
