@@ -72,6 +72,9 @@ class RoleFailoverIT {
             "SAGA_RECONCILER_UNKNOWN_ORDER_GRACE_MS", "3000",
             "SAGA_RECONCILER_PULL_INTERVAL_MS", "200",
             "SAGA_STEP_LEASE_MS", "5000",
+            // Each api (re)start warms up before it turns ready (ADR 0016; WarmUpIT and LauncherIT test
+            // that): a few dry-run orders do here, where two cores run this cluster and three test JVMs
+            "SAGA_WARM_UP_ORDERS", "20",
             // The build before orders saga version 2, until the rolling deploy (Order 6) brings it
             "SAGA_ORDER_SAGA_HIGHEST_VERSION", "1");
     private static final Duration SETTLE = Duration.ofSeconds(90);
@@ -385,21 +388,29 @@ class RoleFailoverIT {
         Map<String, String> newBuild = Map.of("SAGA_ORDER_SAGA_HIGHEST_VERSION", "2", "SAGA_ORDER_SAGA_VERSION", "2");
         List<String> rollout = List.of("api-1", "saga-worker-1", "reconciler-1", "saga-worker-2", "reconciler-2",
                 "api-2");
+        long rolling = System.nanoTime();
         for (String name : rollout) {
+            long step = System.nanoTime();
             RoleProcess p = process(name).redeploy(newBuild);
             awaitReady(p);
+            System.out.printf("RoleFailoverIT: %s redeployed and ready in %.1f s%n", name, seconds(step));
             if (name.equals("reconciler-1")) {
                 put(cluster.inventoryUrl() + "/_faults", "{\"down\":false}");
             }
         }
         put(cluster.paymentUrl() + "/_faults", "{\"latencyMs\":0}");
         Set<UUID> orders = load.acceptedSince(from);
+        long checking = System.nanoTime();
+        System.out.printf("RoleFailoverIT: parked on version 1 in %.1f s, rolled out in %.1f s%n",
+                (rolling - from) / 1e9, seconds(rolling));
 
         // Then every order ended, none charged twice, stock adds up, no reservation left behind, and no
         // incident: no process took an instance of a version it does not have
         check(orders, Invariant.NOT_TERMINAL, Invariant.CHARGED_TWICE, Invariant.CONFIRMED_WITHOUT_CAPTURE,
                 Invariant.CAPTURE_NOT_REFUNDED, Invariant.STOCK_MISMATCH, Invariant.RESERVED_NOT_LIVE,
                 Invariant.OPEN_INCIDENTS);
+        System.out.printf("RoleFailoverIT: %d orders of the deploy ended and checked in %.1f s%n", orders.size(),
+                seconds(checking));
         // And each ran its own version to its end: a version 1 order never screened, even one parked
         // before the deploy and resumed by the new build; every version 2 order screened before its charge
         Map<UUID, Integer> versions = new LinkedHashMap<>();
