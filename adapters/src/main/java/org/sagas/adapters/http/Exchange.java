@@ -8,14 +8,12 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpRequest;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import io.opentelemetry.api.trace.Span;
@@ -52,7 +50,6 @@ final class Exchange {
     private static final long CONNECT_TIMEOUT_MS = 1_000;
     /**
      * One client for the process: connections, the selector and the threads are shared. Jetty's
-     * client carries the calls; a request is still described as a JDK {@link HttpRequest}. Jetty's
      * costs less CPU per call than the JDK's (docs/decisions/0035-jetty-http-client-for-participants.md).
      */
     private static final HttpClient CLIENT = startClient();
@@ -60,6 +57,7 @@ final class Exchange {
 
     private final String participant;
     private final String base;
+    private final String host;
     private final Tracing tracing;
 
     Exchange(String participant, URI baseUrl) {
@@ -71,47 +69,83 @@ final class Exchange {
         this.tracing = tracing;
         String url = baseUrl.toString();
         this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.host = baseUrl.getHost();
     }
 
-    /** A request to {@code path} (already encoded) that may take {@code timeout}. */
-    HttpRequest.Builder request(String path, Duration timeout) {
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw TransientFailure.withoutEffect(participant + ": no time left for " + path + " (timeout " + timeout
-                    + ")", null);
-        }
-        return HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).header("Accept", "application/json");
+    /** A GET of {@code path} (already encoded) that may take {@code timeout}. */
+    Call get(String path, Duration timeout) {
+        return new Call("GET", path, timeout, null);
     }
 
-    /** A POST of {@code body} as JSON. */
-    HttpRequest.Builder post(String path, Duration timeout, Map<String, ?> body) {
+    /** A POST of {@code body} as JSON to {@code path} (already encoded) that may take {@code timeout}. */
+    Call post(String path, Duration timeout, Map<String, ?> body) {
         try {
-            return request(path, timeout).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+            return new Call("POST", path, timeout, JSON.writeValueAsBytes(body));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write request body " + body, e);
         }
     }
 
     /**
-     * Sends {@code request} and answers its JSON body when the status is 2xx; a 404 answers null
-     * when {@code notFoundIsAnAnswer}.
+     * One call being built: its method, path, timeout, headers and JSON body, given to Jetty's client
+     * as they are. Not thread-safe: one per call.
+     */
+    final class Call {
+        private final String method;
+        private final String path;
+        private final long timeoutMs;
+        private final byte[] body;
+        /** Name, value, name, value: a handful per call. */
+        private final List<String> headers = new ArrayList<>(8);
+
+        private Call(String method, String path, Duration timeout, byte[] body) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw TransientFailure.withoutEffect(participant + ": no time left for " + path + " (timeout "
+                        + timeout + ")", null);
+            }
+            this.method = method;
+            this.path = path;
+            this.timeoutMs = Math.max(1, timeout.toMillis());
+            this.body = body;
+        }
+
+        Call header(String name, String value) {
+            headers.add(name);
+            headers.add(value);
+            return this;
+        }
+
+        /** The deadline header (rule 5), unless {@code epochMillis} is none (0 or {@code Long.MAX_VALUE}). */
+        Call deadline(long epochMillis) {
+            return epochMillis > 0 && epochMillis != Long.MAX_VALUE ? header(DEADLINE, Long.toString(epochMillis))
+                    : this;
+        }
+
+        /** As failures name it: the participant, the method and the path without its query. */
+        String what() {
+            int query = path.indexOf('?');
+            return participant + " " + method + " " + (query < 0 ? path : path.substring(0, query));
+        }
+    }
+
+    /**
+     * Sends {@code call} and answers its JSON body when the status is 2xx; a 404 answers null when
+     * {@code notFoundIsAnAnswer}.
      *
      * @throws TransientFailure when the participant failed
      * @throws ParticipantError when it rejected the request
      */
-    JsonNode send(HttpRequest request, boolean notFoundIsAnAnswer) {
+    JsonNode send(Call call, boolean notFoundIsAnAnswer) {
         if (!tracing.on()) {
-            return sendUntraced(request, notFoundIsAnAnswer);
+            return sendUntraced(call, notFoundIsAnAnswer);
         }
-        Span span = tracing.start(participant + " " + request.method() + " " + request.uri().getPath(),
-                SpanKind.CLIENT, io.opentelemetry.context.Context.current());
-        span.setAttribute("http.request.method", request.method());
-        span.setAttribute("server.address", request.uri().getHost());
+        Span span = tracing.start(call.what(), SpanKind.CLIENT, io.opentelemetry.context.Context.current());
+        span.setAttribute("http.request.method", call.method);
+        span.setAttribute("server.address", host);
         span.setAttribute("peer.service", participant);
         try (Scope scope = span.makeCurrent()) {
-            HttpRequest.Builder traced = HttpRequest.newBuilder(request, (name, value) -> true);
-            tracing.inject(io.opentelemetry.context.Context.current(), traced, HttpRequest.Builder::setHeader);
-            return sendUntraced(traced.build(), notFoundIsAnAnswer);
+            tracing.inject(io.opentelemetry.context.Context.current(), call, Call::header);
+            return sendUntraced(call, notFoundIsAnAnswer);
         } catch (RuntimeException e) {
             span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
             throw e;
@@ -120,9 +154,9 @@ final class Exchange {
         }
     }
 
-    private JsonNode sendUntraced(HttpRequest request, boolean notFoundIsAnAnswer) {
-        String what = participant + " " + request.method() + " " + request.uri().getPath();
-        Answer response = exchange(request, what);
+    private JsonNode sendUntraced(Call call, boolean notFoundIsAnAnswer) {
+        String what = call.what();
+        Answer response = exchange(call, what);
         int status = response.status();
         if (status == 404 && notFoundIsAnAnswer) {
             return null;
@@ -172,11 +206,10 @@ final class Exchange {
     }
 
     /** The text member {@code name} of an answer; a missing one is an unreadable answer. */
-    String text(JsonNode answer, String name, HttpRequest request) {
+    String text(JsonNode answer, String name, Call call) {
         JsonNode value = answer.get(name);
         if (value == null || !value.isTextual()) {
-            throw new TransientFailure(participant + " " + request.method() + " " + request.uri().getPath()
-                    + ": answer without \"" + name + "\": " + abbreviate(answer.toString()));
+            throw new TransientFailure(call.what() + ": answer without \"" + name + "\": " + abbreviate(answer.toString()));
         }
         return value.textValue();
     }
@@ -184,19 +217,21 @@ final class Exchange {
     /** A status and a body read as UTF-8. */
     private record Answer(int status, String body) {}
 
-    private Answer exchange(HttpRequest request, String what) {
-        long timeoutMs = request.timeout().map(Duration::toMillis).orElse(0L);
-        Request call = CLIENT.newRequest(request.uri()).method(request.method());
-        if (timeoutMs > 0) {
-            call.timeout(timeoutMs, TimeUnit.MILLISECONDS);
-        }
-        call.headers(h -> request.headers().map().forEach((name, values) -> values.forEach(v -> h.add(name, v))));
-        byte[] body = bodyOf(request);
-        if (body != null) {
-            call.body(new BytesRequestContent(request.headers().firstValue("Content-Type").orElse("application/json"), body));
+    private Answer exchange(Call call, String what) {
+        long timeoutMs = call.timeoutMs;
+        Request request = CLIENT.newRequest(base + call.path).method(call.method)
+                .timeout(timeoutMs, TimeUnit.MILLISECONDS);
+        request.headers(h -> {
+            h.put("Accept", "application/json");
+            for (int i = 0; i < call.headers.size(); i += 2) {
+                h.add(call.headers.get(i), call.headers.get(i + 1));
+            }
+        });
+        if (call.body != null) {
+            request.body(new BytesRequestContent("application/json", call.body));
         }
         try {
-            ContentResponse response = call.send();
+            ContentResponse response = request.send();
             return new Answer(response.getStatus(), new String(response.getContent(), StandardCharsets.UTF_8));
         } catch (TimeoutException e) {
             throw timedOut(what, timeoutMs, e);
@@ -224,48 +259,6 @@ final class Exchange {
     private static TimedOutFailure timedOut(String what, long timeoutMs, Throwable cause) {
         return new TimedOutFailure(what + " timed out (" + cause.getMessage() + ", timeout " + timeoutMs + " ms)",
                 cause, true);
-    }
-
-    /** The bytes a request's body publisher gives (the requests here carry a string, published at once). */
-    private static byte[] bodyOf(HttpRequest request) {
-        HttpRequest.BodyPublisher publisher = request.bodyPublisher().orElse(null);
-        if (publisher == null || publisher.contentLength() == 0) {
-            return null;
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        publisher.subscribe(new Flow.Subscriber<ByteBuffer>() {
-            @Override
-            public void onSubscribe(Flow.Subscription subscription) {
-                subscription.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(ByteBuffer item) {
-                byte[] bytes = new byte[item.remaining()];
-                item.get(bytes);
-                out.write(bytes, 0, bytes.length);
-            }
-
-            @Override
-            public void onError(Throwable throwable) {
-                done.completeExceptionally(throwable);
-            }
-
-            @Override
-            public void onComplete() {
-                done.complete(null);
-            }
-        });
-        try {
-            done.get(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading the request body", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot read the request body of " + request, e);
-        }
-        return out.toByteArray();
     }
 
     /**

@@ -2,7 +2,6 @@ package org.sagas.adapters.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -32,16 +31,13 @@ public final class HttpFraudClient implements FraudPort {
 
     @Override
     public Screening screen(String idempotencyKey, OrderData order, Duration timeout, long deadlineEpochMillis) {
-        HttpRequest.Builder builder = exchange.post("/screenings", timeout, Map.of(
-                "orderId", order.orderId().toString(), "customerId", order.customerId(),
-                "totalCents", order.totalCents(), "currency", order.currency()))
-                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey);
-        if (deadlineEpochMillis > 0 && deadlineEpochMillis != Long.MAX_VALUE) {
-            builder.header(Exchange.DEADLINE, Long.toString(deadlineEpochMillis));
-        }
-        HttpRequest request = builder.build();
-        JsonNode answer = exchange.send(request, false);
-        String verdict = exchange.text(answer, "verdict", request);
+        Exchange.Call call = exchange.post("/screenings", timeout, Map.of(
+                        "orderId", order.orderId().toString(), "customerId", order.customerId(),
+                        "totalCents", order.totalCents(), "currency", order.currency()))
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
+                .deadline(deadlineEpochMillis);
+        JsonNode answer = exchange.send(call, false);
+        String verdict = exchange.text(answer, "verdict", call);
         return switch (verdict) {
             case "CLEARED" -> new Screening(Verdict.CLEARED, null);
             case "REFUSED" -> new Screening(Verdict.REFUSED, answer.path("rule").asText("refused"));

@@ -2,7 +2,6 @@ package org.sagas.adapters.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,12 +47,12 @@ public final class HttpInventoryClient implements InventoryPort {
         List<Map<String, Object>> body = lines.stream()
                 .<Map<String, Object>>map(line -> Map.of("sku", line.sku(), "quantity", line.quantity()))
                 .toList();
-        HttpRequest request = withDeadline(exchange.post("/reservations", timeout,
-                Map.of("orderId", orderId.toString(), "lines", body)), deadlineEpochMillis)
-                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
-                .build();
-        JsonNode answer = exchange.send(request, false);
-        String status = exchange.text(answer, "status", request);
+        Exchange.Call call = exchange.post("/reservations", timeout,
+                        Map.of("orderId", orderId.toString(), "lines", body))
+                .deadline(deadlineEpochMillis)
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey);
+        JsonNode answer = exchange.send(call, false);
+        String status = exchange.text(answer, "status", call);
         return switch (status) {
             case "RESERVED" -> Reservation.RESERVED;
             case "OUT_OF_STOCK", "RELEASED" -> Reservation.OUT_OF_STOCK;
@@ -64,12 +63,11 @@ public final class HttpInventoryClient implements InventoryPort {
     @Override
     public void release(String idempotencyKey, String reservationKey, UUID orderId, Duration timeout,
             long deadlineEpochMillis) {
-        HttpRequest request = withDeadline(exchange.post(
-                "/reservations/" + Exchange.segment(reservationKey) + "/release", timeout,
-                Map.of("orderId", orderId.toString())), deadlineEpochMillis)
-                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
-                .build();
-        exchange.send(request, false);
+        Exchange.Call call = exchange.post("/reservations/" + Exchange.segment(reservationKey) + "/release",
+                        timeout, Map.of("orderId", orderId.toString()))
+                .deadline(deadlineEpochMillis)
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey);
+        exchange.send(call, false);
     }
 
     /**
@@ -83,15 +81,7 @@ public final class HttpInventoryClient implements InventoryPort {
     public boolean probe(String reservationKey, Duration timeout) {
         exchange.post("/reservations", timeout, Map.of("orderId", reservationKey,
                 "lines", List.of(Map.of("sku", "probe", "quantity", 1))));
-        HttpRequest request = exchange.request("/reservations/" + Exchange.segment(reservationKey), timeout)
-                .GET().build();
-        return exchange.send(request, true) != null;
-    }
-
-    private static HttpRequest.Builder withDeadline(HttpRequest.Builder request, long deadlineEpochMillis) {
-        if (deadlineEpochMillis > 0 && deadlineEpochMillis != Long.MAX_VALUE) {
-            request.header(Exchange.DEADLINE, Long.toString(deadlineEpochMillis));
-        }
-        return request;
+        return exchange.send(exchange.get("/reservations/" + Exchange.segment(reservationKey), timeout), true)
+                != null;
     }
 }

@@ -2,7 +2,6 @@ package org.sagas.adapters.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.UUID;
 import org.sagas.orchestrator.admin.ParticipantViews;
@@ -27,19 +26,17 @@ public final class HttpParticipantViews implements ParticipantViews {
 
     @Override
     public JsonNode reservations(UUID orderId, Duration timeout) {
-        HttpRequest request = withToken(inventory.request("/reservations?orderId="
-                + Exchange.segment(orderId.toString()), timeout)).GET().build();
-        return inventory.send(request, false);
+        return inventory.send(withToken(inventory.get("/reservations?orderId=" + Exchange.segment(orderId.toString()),
+                timeout)), false);
     }
 
     @Override
     public JsonNode charges(UUID orderId, Duration timeout) {
-        HttpRequest request = withToken(payment.request("/charges?orderId=" + Exchange.segment(orderId.toString()),
-                timeout)).GET().build();
-        return payment.send(request, false);
+        return payment.send(withToken(payment.get("/charges?orderId=" + Exchange.segment(orderId.toString()),
+                timeout)), false);
     }
 
-    private HttpRequest.Builder withToken(HttpRequest.Builder request) {
-        return ledgerToken.isEmpty() ? request : request.header("Authorization", "Bearer " + ledgerToken);
+    private Exchange.Call withToken(Exchange.Call call) {
+        return ledgerToken.isEmpty() ? call : call.header("Authorization", "Bearer " + ledgerToken);
     }
 }

@@ -2,7 +2,6 @@ package org.sagas.adapters.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -35,35 +34,33 @@ public final class HttpPaymentClient implements PaymentProvider {
 
     @Override
     public Charge charge(String idempotencyKey, UUID orderId, long amountCents, String currency, Duration timeout) {
-        HttpRequest request = exchange.post("/charges", timeout,
+        Exchange.Call call = exchange.post("/charges", timeout,
                         Map.of("orderId", orderId.toString(), "amountCents", amountCents, "currency", currency))
-                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey)
-                .build();
-        return status(exchange.send(request, false), request);
+                .header(Exchange.IDEMPOTENCY_KEY, idempotencyKey);
+        return status(exchange.send(call, false), call);
     }
 
     /** {@inheritDoc} A 404 means the provider never saw the key. */
     @Override
     public Optional<Charge> lookup(String idempotencyKey, Duration timeout) {
-        HttpRequest request = exchange.request("/charges/" + Exchange.segment(idempotencyKey), timeout).GET().build();
-        JsonNode answer = exchange.send(request, true);
-        return answer == null ? Optional.empty() : Optional.of(status(answer, request));
+        Exchange.Call call = exchange.get("/charges/" + Exchange.segment(idempotencyKey), timeout);
+        JsonNode answer = exchange.send(call, true);
+        return answer == null ? Optional.empty() : Optional.of(status(answer, call));
     }
 
     @Override
     public Charge refund(String refundKey, String chargeKey, Duration timeout) {
-        HttpRequest request = exchange.post("/refunds", timeout, Map.of("chargeKey", chargeKey))
-                .header(Exchange.IDEMPOTENCY_KEY, refundKey)
-                .build();
-        return status(exchange.send(request, false), request);
+        Exchange.Call call = exchange.post("/refunds", timeout, Map.of("chargeKey", chargeKey))
+                .header(Exchange.IDEMPOTENCY_KEY, refundKey);
+        return status(exchange.send(call, false), call);
     }
 
-    private Charge status(JsonNode answer, HttpRequest request) {
-        String status = exchange.text(answer, "status", request);
+    private Charge status(JsonNode answer, Exchange.Call call) {
+        String status = exchange.text(answer, "status", call);
         try {
             return Charge.valueOf(status);
         } catch (IllegalArgumentException e) {
-            throw new TransientFailure("payment " + request.uri().getPath() + ": unknown status " + status, e);
+            throw new TransientFailure(call.what() + ": unknown status " + status, e);
         }
     }
 }
