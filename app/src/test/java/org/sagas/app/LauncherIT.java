@@ -40,7 +40,14 @@ class LauncherIT {
                 Integer.toString(admin));
         Path dataDir;
         try {
-            await().atMost(Duration.ofSeconds(90)).until(() -> output.contains("sagas is up") || !process.isAlive());
+            // A generous start, as CrashRestartIT's: in the suite it shares two cores with other test
+            // JVMs (one start beside RoleFailoverIT's cluster took over 90 s on a slow machine)
+            try {
+                await().atMost(Duration.ofSeconds(300)).until(() -> output.contains("sagas is up") || !process.isAlive());
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("./sagas up not up within 300 s; its last lines: "
+                        + output.subList(Math.max(0, output.size() - 40), output.size()), e);
+            }
             double secondsToUp = (System.nanoTime() - started) / 1e9;
             dataDir = output.stream().filter(line -> line.startsWith("starting embedded")).findFirst()
                     .map(line -> Path.of(line.substring(line.lastIndexOf(" in ") + 4))).orElseThrow();
