@@ -62,9 +62,8 @@ class ClusterAccessIT {
     @BeforeAll
     static void startCluster() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        // A few warm-up orders per api start (ADR 0016; WarmUpIT and LauncherIT test the warm-up)
         cluster = Cluster.start(Settings.from(Map.<String, String>of()::get, Map.of()), new Cluster.Shape(1, 3, 0),
-                new PrintStream(out, true, StandardCharsets.UTF_8), Map.of("SAGA_WARM_UP_ORDERS", "20"));
+                new PrintStream(out, true, StandardCharsets.UTF_8), Map.ofEntries(TestProduct.FEW_WARM_UP_ORDERS));
         printed = out.toString(StandardCharsets.UTF_8);
     }
 

@@ -150,9 +150,8 @@ class CrashRestartIT {
     }
 
     private LaunchedSagas up() throws IOException {
-        // A few warm-up orders per start (ADR 0016; WarmUpIT and LauncherIT test the warm-up)
-        running = LaunchedSagas.launch(Map.of("SAGA_CONSUMER_THREADS", "2", "SAGA_INVENTORY_TIMEOUT_MS", "3000",
-                "SAGA_WARM_UP_ORDERS", "20"),
+        running = LaunchedSagas.launch(Map.ofEntries(Map.entry("SAGA_CONSUMER_THREADS", "2"),
+                Map.entry("SAGA_INVENTORY_TIMEOUT_MS", "3000"), TestProduct.FEW_WARM_UP_ORDERS),
                 "up", "--data-dir", dataDir.path().toString(), "--port", Integer.toString(apiPort),
                 "--inventory-port", Integer.toString(inventoryPort), "--payment-port", Integer.toString(paymentPort),
                 "--fraud-port", Integer.toString(fraudPort), "--admin-port", Integer.toString(adminPort));

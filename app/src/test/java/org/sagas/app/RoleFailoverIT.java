@@ -68,15 +68,13 @@ class RoleFailoverIT {
      * confirmed order "not charged" whenever the ledger feed lags behind the events under chaos,
      * and the check may catch such a finding before the feed resolves it.
      */
-    private static final Map<String, String> FAST = Map.of(
-            "SAGA_RECONCILER_UNKNOWN_ORDER_GRACE_MS", "3000",
-            "SAGA_RECONCILER_PULL_INTERVAL_MS", "200",
-            "SAGA_STEP_LEASE_MS", "5000",
-            // Each api (re)start warms up before it turns ready (ADR 0016; WarmUpIT and LauncherIT test
-            // that): a few dry-run orders do here, where two cores run this cluster and three test JVMs
-            "SAGA_WARM_UP_ORDERS", "20",
+    private static final Map<String, String> FAST = Map.ofEntries(
+            Map.entry("SAGA_RECONCILER_UNKNOWN_ORDER_GRACE_MS", "3000"),
+            Map.entry("SAGA_RECONCILER_PULL_INTERVAL_MS", "200"),
+            Map.entry("SAGA_STEP_LEASE_MS", "5000"),
+            TestProduct.FEW_WARM_UP_ORDERS,
             // The build before orders saga version 2, until the rolling deploy (Order 6) brings it
-            "SAGA_ORDER_SAGA_HIGHEST_VERSION", "1");
+            Map.entry("SAGA_ORDER_SAGA_HIGHEST_VERSION", "1"));
     private static final Duration SETTLE = Duration.ofSeconds(90);
     private static final long CHAOS_SEED = 11;
     private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

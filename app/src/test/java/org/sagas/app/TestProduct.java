@@ -21,6 +21,11 @@ import org.sagas.testkit.TestInfra;
  * PostgreSQL database and the shared real Kafka broker, driven over HTTP like a client would.
  */
 final class TestProduct implements AutoCloseable {
+    /**
+     * Each (re)start warms up before it turns ready (ADR 0016). A few dry-run orders do in tests, where
+     * two cores run the product beside other test JVMs; WarmUpIT and LauncherIT test the warm-up itself.
+     */
+    static final Map.Entry<String, String> FEW_WARM_UP_ORDERS = Map.entry("SAGA_WARM_UP_ORDERS", "20");
     /** SAGA_ADMIN_TOKEN: an operator named "admin". */
     static final String OPERATOR_TOKEN = "operator-token-for-tests";
     /** From the tokens file: an operator named "olga" and a viewer named "victor". */
@@ -85,8 +90,7 @@ final class TestProduct implements AutoCloseable {
         env.put("SAGA_SANDBOX_LEDGER_TOKEN", LEDGER_TOKEN);
         // Every test calls from 127.0.0.1, and some try wrong tokens: throttling has a test of its own.
         env.put("SAGA_ADMIN_AUTH_FAILURES", "1000000");
-        // Each (re)start warms up before it is ready (ADR 0016); a few dry-run orders do here.
-        env.put("SAGA_WARM_UP_ORDERS", "20");
+        env.put(FEW_WARM_UP_ORDERS.getKey(), FEW_WARM_UP_ORDERS.getValue());
         // Jobs that wait a minute before their first run run within seconds, so tests see them report.
         env.put("SAGA_STALLED_COMPENSATIONS_PERIOD_MS", "2000");
         env.put("SAGA_RETENTION_PERIOD_MS", "5000");
