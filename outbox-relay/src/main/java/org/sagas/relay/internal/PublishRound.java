@@ -18,12 +18,17 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 /**
  * Sends one batch of rows and waits for the broker's answers.
  *
- * <p>Each aggregate's rows form a chain: its next row is handed to the producer only once the
- * previous one is acknowledged, while the chains of different aggregates go out together (and the
- * producer batches them). So whatever goes wrong with a row (refused as too large, timed out, the
- * producer failing) no later row of the same aggregate can already be on its way to overtake it:
- * the chain stops at the first unacknowledged row, which stays in the table and heads the chain
- * next round. Not thread-safe; one round at a time.
+ * <p>Each aggregate's rows form a chain: its next row is handed to the producer only once every
+ * message of the previous one is acknowledged, while the chains of different aggregates go out
+ * together (and the producer batches them). So whatever goes wrong with a row (refused as too large,
+ * timed out, the producer failing) no later row of the same aggregate can already be on its way to
+ * overtake it: the chain stops at the first row not wholly acknowledged, which stays in the table and
+ * heads the chain next round.
+ *
+ * <p>Within a row, messages for different topics go out together: they share no partition, so
+ * neither can overtake the other where a consumer reads. Messages of the row for one topic form a
+ * lane, each sent once the one before it on that topic is acknowledged (docs/decisions/0037). Not
+ * thread-safe; one round at a time.
  */
 public final class PublishRound {
     private static final long POLL_MILLIS = 50;
@@ -50,18 +55,14 @@ public final class PublishRound {
 
     /** Publishes {@code rows} (in id order) and returns what happened to each. */
     public Result publish(List<OutboxRow> rows) throws InterruptedException {
-        // A row with further messages is several links of its aggregate's chain, one per message.
-        Map<String, ArrayDeque<Part>> chains = new LinkedHashMap<>();
+        Map<String, ArrayDeque<OutboxRow>> chains = new LinkedHashMap<>();
         for (OutboxRow row : rows) {
-            ArrayDeque<Part> chain = chains.computeIfAbsent(row.aggregateId(), k -> new ArrayDeque<>());
-            for (int part = 0; part <= row.more().size(); part++) {
-                chain.add(new Part(row, part));
-            }
+            chains.computeIfAbsent(row.aggregateId(), k -> new ArrayDeque<>()).add(row);
         }
         Result result = new Result();
         int open = 0;
-        for (ArrayDeque<Part> chain : chains.values()) {
-            send(chain.poll());
+        for (ArrayDeque<OutboxRow> chain : chains.values()) {
+            start(chain.poll());
             open++;
         }
         boolean stopSeen = false;
@@ -79,33 +80,62 @@ public final class PublishRound {
                 }
                 continue;
             }
+            Sending sending = c.part().row();
+            sending.inFlight--;
+            boolean goOn = sending.failure == null && result.producerBroken == null && !stopping.getAsBoolean();
             if (c.error == null) {
-                if (c.part.last()) {
-                    result.acked.add(c.row());
-                    acknowledgements.acknowledged(c.row(), c.ackNanoTime);
-                }
-                Part next = chains.get(c.row().aggregateId()).poll();
-                if (next != null && result.producerBroken == null && !stopping.getAsBoolean()) {
+                sending.acked++;
+                Part next = sending.lanes.get(c.part().lane()).poll();
+                if (next != null && goOn) {
                     send(next);
-                } else {
-                    open--;
+                    continue;
                 }
-                continue;
+            } else if (sending.failure == null) {
+                // A message of a row failed: the whole row stays (or is dead-lettered) and is sent again
+                // from its first message: at least once, as for any row.
+                sending.failure = c.error;
+                switch (SendFailure.of(c.error)) {
+                    case POISON -> result.poisoned.add(new Poisoned(sending.row, c.error));
+                    case RESTART_PRODUCER -> result.producerBroken = c.error;
+                    case RETRY, STOPPED -> result.retryLater = result.retryLater == null ? c.error : result.retryLater;
+                }
+            }
+            if (sending.inFlight > 0) {
+                continue; // the row's other lanes are still on their way
+            }
+            if (sending.acked == sending.messages) {
+                result.acked.add(sending.row);
+                acknowledgements.acknowledged(sending.row, c.ackNanoTime);
+                OutboxRow next = chains.get(sending.row.aggregateId()).poll();
+                if (next != null && result.producerBroken == null && !stopping.getAsBoolean()) {
+                    start(next);
+                    continue;
+                }
             }
             open--;
-            // A message of a row failed: the whole row stays (or is dead-lettered) and is sent again
-            // from its first message: at least once, as for any row.
-            switch (SendFailure.of(c.error)) {
-                case POISON -> result.poisoned.add(new Poisoned(c.row(), c.error));
-                case RESTART_PRODUCER -> result.producerBroken = c.error;
-                case RETRY, STOPPED -> result.retryLater = result.retryLater == null ? c.error : result.retryLater;
-            }
         }
         return result;
     }
 
+    /** Sends the first message of each of the row's lanes (one lane per topic, in the row's order). */
+    private void start(OutboxRow row) {
+        Sending sending = new Sending(row);
+        Map<String, Integer> laneOf = new LinkedHashMap<>();
+        for (int index = 0; index <= row.more().size(); index++) {
+            int lane = laneOf.computeIfAbsent(row.part(index).topic(), t -> laneOf.size());
+            if (lane == sending.lanes.size()) {
+                sending.lanes.add(new ArrayDeque<>());
+            }
+            sending.lanes.get(lane).add(new Part(sending, index, lane));
+        }
+        for (ArrayDeque<Part> lane : sending.lanes) {
+            send(lane.poll());
+        }
+    }
+
     private void send(Part part) {
-        OutboxRow row = part.row();
+        part.row().inFlight++;
+        OutboxRow row = part.row().row;
         OutboxRow.Message m = row.part(part.index());
         RecordHeaders headers = new RecordHeaders();
         headers.add("message-id", m.messageId().toString().getBytes(StandardCharsets.UTF_8));
@@ -133,18 +163,25 @@ public final class PublishRound {
         }
     }
 
-    /** Message {@code index} of {@code row} (0: the row's own). */
-    private record Part(OutboxRow row, int index) {
-        boolean last() {
-            return index == row.more().size();
+    /** A row of this round on its way: its messages by lane, what is in flight, acknowledged, failed. */
+    private static final class Sending {
+        final OutboxRow row;
+        final int messages;
+        final List<ArrayDeque<Part>> lanes = new ArrayList<>();
+        int inFlight;
+        int acked;
+        Exception failure;
+
+        Sending(OutboxRow row) {
+            this.row = row;
+            this.messages = row.more().size() + 1;
         }
     }
 
-    private record Completion(Part part, Exception error, long ackNanoTime) {
-        OutboxRow row() {
-            return part.row();
-        }
-    }
+    /** Message {@code index} of {@code row} (0: the row's own), on lane {@code lane} (its topic's). */
+    private record Part(Sending row, int index, int lane) {}
+
+    private record Completion(Part part, Exception error, long ackNanoTime) {}
 
     /** A row the broker will never take, and why. */
     public record Poisoned(OutboxRow row, Exception error) {}
