@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.sagas.peers.saga.peer.OrderRequest;
+import org.sagas.testkit.ThreadCpu;
 
 /**
  * One contender's part of the run: its engine JVM started cold, a cold phase at the offered rate,
@@ -301,6 +302,9 @@ final class ContenderRun {
                             - BackendSampler.allNanos(before.backends(), cpuEnd.backends())) / per,
                     ms(cpuEnd.sandboxJvm() - before.sandboxJvm() + cpuEnd.sandboxServer() - before.sandboxServer()) / per,
                     ms(cpuEnd.client() - before.client()) / per);
+            Map<String, Double> threadGroups = new LinkedHashMap<>();
+            ThreadCpu.between(before.engineThreads(), cpuEnd.engineThreads())
+                    .forEach((group, used) -> threadGroups.put(group, ms(used.toNanos()) / per));
             PhaseFigures.Db db = new PhaseFigures.Db(
                     (countersEnd.transactions() - before.transactions() - harnessQueries) / per,
                     (countersEnd.rowsWritten() - before.rowsWritten()) / per,
@@ -308,7 +312,7 @@ final class ContenderRun {
             return new PhaseFigures(name, load.rate(), sent.size(), accepted, refused, notSent, byState, notFinal,
                     span > 0 ? done / span : 0, PhaseFigures.percentile(submit, 50), PhaseFigures.percentile(submit, 99),
                     PhaseFigures.percentile(toFinal, 50), PhaseFigures.percentile(toFinal, 99), cpu, db,
-                    (cpuEnd.nanoTime() - before.nanoTime()) / 1e9, loadAverage());
+                    (cpuEnd.nanoTime() - before.nanoTime()) / 1e9, loadAverage(), threadGroups);
         }
     }
 

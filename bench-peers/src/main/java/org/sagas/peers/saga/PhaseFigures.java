@@ -10,11 +10,14 @@ import java.util.TreeMap;
  * A phase's figures for one contender. Per order means per order that reached a final state in
  * the phase. CPU counts from the first order due until the last one final; PostgreSQL's counters
  * until 1.5 s later (PostgreSQL 14 publishes a backend's counters at most every 500 ms), less the
- * benchmark's own queries on the contender's database.
+ * benchmark's own queries on the contender's database. The engine JVM's CPU by thread group uses
+ * the product's groups ({@link org.sagas.testkit.ThreadCpu}); another engine's threads are mostly
+ * "other" there, and threads that ended within the phase are not counted.
  */
 record PhaseFigures(String phase, double offeredRate, int sent, int accepted, Map<String, Integer> refused, int notSent,
         Map<String, Integer> finals, int notFinal, double ordersPerSecond, double submitP50Ms, double submitP99Ms,
-        double finalP50Ms, double finalP99Ms, Cpu cpu, Db db, double windowSeconds, double loadAverage) {
+        double finalP50Ms, double finalP99Ms, Cpu cpu, Db db, double windowSeconds, double loadAverage,
+        Map<String, Double> engineJvmByThreadGroup) {
 
     /** CPU ms per order, by process group. */
     record Cpu(double engineJvm, double engineBackends, double broker, double pgBackground, double participants,
@@ -61,6 +64,9 @@ record PhaseFigures(String phase, double offeredRate, int sent, int accepted, Ma
         m.put("cpu_ms_per_order", r2(cpu.engine()));
         m.put("cpu_bound_orders_per_second", r1(cpu.cpuBoundRate()));
         m.put("cpu_ms_per_order_engine_jvm", r2(cpu.engineJvm()));
+        Map<String, Double> groups = new LinkedHashMap<>();
+        engineJvmByThreadGroup.forEach((group, ms) -> groups.put(group, r2(ms)));
+        m.put("cpu_ms_per_order_engine_jvm_by_thread_group", groups);
         m.put("cpu_ms_per_order_engine_pg_backends", r2(cpu.engineBackends()));
         m.put("cpu_ms_per_order_broker", r2(cpu.broker()));
         m.put("cpu_ms_per_order_pg_background", r2(cpu.pgBackground()));

@@ -54,6 +54,19 @@ final class SagaTable {
                         c.cpuBoundRate(), c.pgBackground(), c.participants(), c.client());
             }
         }
+        if (!results.isEmpty()) {
+            List<String> groups = List.copyOf(results.get(0).warmed().engineJvmByThreadGroup().keySet());
+            out.println();
+            out.println("| contender | phase | engine JVM CPU ms/order by thread group: " + String.join(" / ", groups) + " |");
+            out.println("|---|---|---|");
+            for (ContenderRun.Result r : results) {
+                for (PhaseFigures p : r.phases()) {
+                    out.printf(Locale.ROOT, "| %s | %s | %s |%n", r.contender().name() + " r" + r.round(), p.phase(),
+                            String.join(" / ", groups.stream().map(g -> String.format(Locale.ROOT, "%.2f",
+                                    p.engineJvmByThreadGroup().getOrDefault(g, 0.0))).toList()));
+                }
+            }
+        }
         for (ContenderRun.Result r : results) {
             if (!r.problems().isEmpty()) {
                 out.println("invalid " + r.contender().name() + " round " + r.round() + ": " + String.join("; ", r.problems()));

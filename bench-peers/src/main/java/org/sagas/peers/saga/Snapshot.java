@@ -7,18 +7,23 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.sagas.testkit.ThreadCpu;
 
 /**
- * What the processes of a run had used at one moment: CPU of the engine's JVM, its backends
+ * What the processes of a run had used at one moment: CPU of the engine's JVM (and of its threads
+ * by group, {@link ThreadCpu}), its backends
  * (per {@link BackendSampler}), the engines' PostgreSQL as a whole (postmaster, the children it
  * reaped, those alive), the broker, the sandbox JVM and its PostgreSQL, the client's threads; and
  * the engine database's counters (transactions, rows written) with the server's WAL position.
  */
-record Snapshot(long nanoTime, long engineJvm, Map<Long, BackendSampler.Backend> backends, long enginesServer,
-        long broker, long sandboxJvm, long sandboxServer, long client, long transactions, long rowsWritten,
-        long walBytes) {
+record Snapshot(long nanoTime, long engineJvm, Map<String, Duration> engineThreads,
+        Map<Long, BackendSampler.Backend> backends, long enginesServer, long broker, long sandboxJvm, long sandboxServer,
+        long client, long transactions, long rowsWritten, long walBytes) {
+    /** The engine JVM's threads by the product's thread groups (another engine's are mostly "other"). */
+    private static final ThreadCpu THREADS = new ThreadCpu();
 
     /** The pids a snapshot reads. */
     record Pids(long engineJvm, long enginesPostmaster, long broker, long sandboxJvm, long sandboxPostmaster) {}
@@ -39,7 +44,8 @@ record Snapshot(long nanoTime, long engineJvm, Map<Long, BackendSampler.Backend>
                 wal = rs.getLong(3);
             }
         }
-        return new Snapshot(System.nanoTime(), own(pids.engineJvm()), backends, tree(pids.enginesPostmaster()),
+        return new Snapshot(System.nanoTime(), own(pids.engineJvm()), THREADS.read(pids.engineJvm()), backends,
+                tree(pids.enginesPostmaster()),
                 own(pids.broker()), own(pids.sandboxJvm()), tree(pids.sandboxPostmaster()), clientThreads(),
                 transactions, rows, wal);
     }

@@ -253,7 +253,7 @@ final class BenchRig implements AutoCloseable {
         return skus;
     }
 
-    /** The product's process id (its threads' CPU: {@link org.sagas.app.bench.ThreadCpu}). */
+    /** The product's process id (its threads' CPU: {@link org.sagas.testkit.ThreadCpu}). */
     long productPid() {
         return product.handle().pid();
     }

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sagas.app.Settings;
 import org.sagas.orchestrator.Json;
+import org.sagas.testkit.ThreadCpu;
 
 /**
  * {@code ./sagas bench cascade}: the resilience lesson's cascade on the real product. 100 orders/s
@@ -118,8 +119,13 @@ final class CascadeBenchmark {
                 warmUp(http, api, skus, rig.monitor());
             }
             int total = (int) (RATE * LOAD.toSeconds());
+            ThreadCpu threads = new ThreadCpu();
+            Map<String, Duration> threadsBefore = threads.read(rig.productPid());
             if (via == Benchmarks.Via.KAFKA) {
-                return viaKafka(config, rig, http, customer, skus, total, toReady);
+                Map<String, Object> row = viaKafka(config, rig, http, customer, skus, total, toReady);
+                row.put(ThreadGroupTable.KEY, ThreadGroupTable.perOrder(ThreadCpu.between(threadsBefore,
+                        threads.read(rig.productPid())), ((Number) row.get("accepted")).longValue()));
+                return row;
             }
             Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
             Map<String, AtomicInteger> failedBy = new ConcurrentHashMap<>();
@@ -157,6 +163,7 @@ final class CascadeBenchmark {
             long recovery = recover(rig);
             CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
             double drain = drain(rig.monitor(), customer, recovery);
+            Map<String, Duration> threadsUsed = ThreadCpu.between(threadsBefore, threads.read(rig.productPid()));
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("config", config.name());
             row.put("sent", total);
@@ -172,6 +179,8 @@ final class CascadeBenchmark {
             row.put("double_charges", doubleCharges(http, rig.paymentUrl(), accepted));
             row.put("cold_start", !warmUp);
             row.put("seconds_to_ready", Math.round(toReady * 10) / 10.0);
+            // Per accepted order: the CPU its recovery and drain took count too, pending orders' resumes included.
+            row.put(ThreadGroupTable.KEY, ThreadGroupTable.perOrder(threadsUsed, accepted.size()));
             out.println("  " + row);
             return row;
         }
@@ -407,6 +416,8 @@ final class CascadeBenchmark {
                         r.get("consumer_lag_max"), r.get("consumer_lag_samples_missed"));
             }
         }
+        ThreadGroupTable.print(out, rows, ThreadGroupTable.columns("config", "config"),
+                "(the product JVM's CPU ms per accepted order by thread group, from the load's start to the drain's end)");
     }
 
     /** JSON reading that never throws on a non-JSON body (an HTML error page, say). */

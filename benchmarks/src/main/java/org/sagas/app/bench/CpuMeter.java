@@ -24,7 +24,7 @@ public final class CpuMeter {
 
     private final ProcessHandle postmaster;
     private final Map<String, ProcessHandle> jvms;
-    private final long clockTicksPerSecond = clockTicks();
+    private final long clockTicksPerSecond = org.sagas.testkit.ThreadCpu.clockTicks();
 
     /**
      * @param postgresBackendPid any PostgreSQL backend's pid ({@code SELECT pg_backend_pid()}); a
@@ -106,17 +106,4 @@ public final class CpuMeter {
         }
     }
 
-    static long clockTicks() {
-        try {
-            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
-            p.waitFor();
-            return Long.parseLong(out);
-        } catch (IOException | RuntimeException e) {
-            return 100;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 100;
-        }
-    }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.sagas.app.Settings;
 import org.sagas.app.bench.OpenLoop.Outcome;
 import org.sagas.orchestrator.Json;
+import org.sagas.testkit.ThreadCpu;
 
 /**
  * {@code ./sagas bench overload}: what the product does past what the machine can carry. On a

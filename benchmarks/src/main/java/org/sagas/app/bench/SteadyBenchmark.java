@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.sagas.app.Settings;
 import org.sagas.orchestrator.Json;
+import org.sagas.testkit.ThreadCpu;
 
 /**
  * {@code ./sagas bench steady}: healthy load must not be degraded (docs/design.md,
@@ -170,10 +171,7 @@ final class SteadyBenchmark {
                 "client_cpu_ms_per_order")) {
             row.put(k, cost.get(k));
         }
-        Map<String, Object> groups = new LinkedHashMap<>();
-        threadsUsed.forEach((group, used) -> groups.put(group, confirmed == 0 ? null
-                : round(used.toNanos() / 1e6 / confirmed)));
-        row.put("product_cpu_ms_per_order_by_thread_group", groups);
+        row.put(ThreadGroupTable.KEY, ThreadGroupTable.perOrder(threadsUsed, confirmed));
         // Where the product's transactions go at this rate, statement by statement: what a low rate
         // pays per order that a busier one shares.
         row.put("product_statements", DbCounters.topStatements(rig.stats(), rig.productDbName(), confirmed, 12));
@@ -348,21 +346,8 @@ final class SteadyBenchmark {
                     r.get("product_cpu_ms_per_order"), r.get("targets_met"));
         }
         // The product JVM's CPU per order by thread group (JSON: product_cpu_ms_per_order_by_thread_group).
-        if (rows.isEmpty() || !(rows.get(0).get("product_cpu_ms_per_order_by_thread_group") instanceof Map<?, ?> first)) {
-            return;
-        }
-        out.println();
-        out.println("| layout | JVM | PostgreSQL | broker | " + String.join(" | ", first.keySet().stream()
-                .map(String::valueOf).toList()) + " |");
-        out.println("|---|---|---|---|" + "---|".repeat(first.size()));
-        for (Map<String, Object> r : rows) {
-            Map<?, ?> groups = (Map<?, ?>) r.get("product_cpu_ms_per_order_by_thread_group");
-            StringBuilder line = new StringBuilder("| " + r.get("layout") + " | " + r.get("product_cpu_ms_per_order_jvm")
-                    + " | " + r.get("product_cpu_ms_per_order_postgres") + " | " + r.get("product_cpu_ms_per_order_broker")
-                    + " |");
-            first.keySet().forEach(k -> line.append(' ').append(groups.get(k)).append(" |"));
-            out.println(line);
-        }
-        out.println("(product CPU ms per order: by process, then the JVM's by thread group)");
+        ThreadGroupTable.print(out, rows, ThreadGroupTable.columns("layout", "layout", "JVM",
+                "product_cpu_ms_per_order_jvm", "PostgreSQL", "product_cpu_ms_per_order_postgres", "broker",
+                "product_cpu_ms_per_order_broker"), "(product CPU ms per order: by process, then the JVM's by thread group)");
     }
 }

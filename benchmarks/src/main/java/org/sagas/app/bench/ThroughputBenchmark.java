@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.sagas.app.Settings;
 import org.sagas.orchestrator.Json;
+import org.sagas.testkit.ThreadCpu;
 
 /**
  * {@code ./sagas bench throughput}: the product (every role but the sandbox), the sandbox

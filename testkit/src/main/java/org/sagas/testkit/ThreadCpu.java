@@ -1,4 +1,4 @@
-package org.sagas.app.bench;
+package org.sagas.testkit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,8 @@ import java.util.Map;
  * relay, the reconciler, the sandboxes, the participants' HTTP client, GC, the JIT compilers and
  * the rest. A thread's group comes from its name, as the kernel keeps it (15 characters). Threads
  * that ended between two readings are lost from both: compare readings of long-lived threads.
- * Not thread-safe.
+ * Read by the product's benchmarks and by bench-peers, so both name the same groups. Not
+ * thread-safe.
  */
 public final class ThreadCpu {
     /** Groups in report order, each with the name prefixes of its threads. */
@@ -36,7 +37,7 @@ public final class ThreadCpu {
             Map.entry("jit", List.of("C1 Compiler", "C2 Compiler")),
             Map.entry("database_pool", List.of("HikariPool", "Hikari")));
 
-    private final long clockTicksPerSecond = CpuMeter.clockTicks();
+    private final long clockTicksPerSecond = clockTicks();
 
     /** CPU used so far by the threads of {@code pid} alive now, by group (every group present, "other" last). */
     public Map<String, Duration> read(long pid) {
@@ -70,6 +71,21 @@ public final class ThreadCpu {
             used.put(group, d.isNegative() ? Duration.ZERO : d);
         });
         return used;
+    }
+
+    /** The kernel's clock ticks per second ({@code getconf CLK_TCK}), 100 when it cannot be asked. */
+    public static long clockTicks() {
+        try {
+            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+            p.waitFor();
+            return Long.parseLong(out);
+        } catch (IOException | RuntimeException e) {
+            return 100;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 100;
+        }
     }
 
     static String group(String threadName) {
