@@ -122,10 +122,8 @@ final class CascadeBenchmark {
             ThreadCpu threads = new ThreadCpu();
             Map<String, Duration> threadsBefore = threads.read(rig.productPid());
             if (via == Benchmarks.Via.KAFKA) {
-                Map<String, Object> row = viaKafka(config, rig, http, customer, skus, total, toReady);
-                row.put(ThreadGroupTable.KEY, ThreadGroupTable.perOrder(ThreadCpu.between(threadsBefore,
-                        threads.read(rig.productPid())), ((Number) row.get("accepted")).longValue()));
-                return row;
+                return reported(viaKafka(config, rig, http, customer, skus, total, toReady), threads, threadsBefore,
+                        rig.productPid());
             }
             Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
             Map<String, AtomicInteger> failedBy = new ConcurrentHashMap<>();
@@ -163,7 +161,6 @@ final class CascadeBenchmark {
             long recovery = recover(rig);
             CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
             double drain = drain(rig.monitor(), customer, recovery);
-            Map<String, Duration> threadsUsed = ThreadCpu.between(threadsBefore, threads.read(rig.productPid()));
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("config", config.name());
             row.put("sent", total);
@@ -179,11 +176,20 @@ final class CascadeBenchmark {
             row.put("double_charges", doubleCharges(http, rig.paymentUrl(), accepted));
             row.put("cold_start", !warmUp);
             row.put("seconds_to_ready", Math.round(toReady * 10) / 10.0);
-            // Per accepted order: the CPU its recovery and drain took count too, pending orders' resumes included.
-            row.put(ThreadGroupTable.KEY, ThreadGroupTable.perOrder(threadsUsed, accepted.size()));
-            out.println("  " + row);
-            return row;
+            return reported(row, threads, threadsBefore, rig.productPid());
         }
+    }
+
+    /**
+     * Adds the product JVM's CPU by thread group since {@code before}, per accepted order (the
+     * recovery and the drain count too, pending orders' resumes included), and prints the row.
+     */
+    private Map<String, Object> reported(Map<String, Object> row, ThreadCpu threads, Map<String, Duration> before,
+            long productPid) {
+        row.put(ThreadGroupTable.KEY, ThreadGroupTable.perOrder(ThreadCpu.between(before, threads.read(productPid)),
+                ((Number) row.get("accepted")).longValue()));
+        out.println("  " + row);
+        return row;
     }
 
     /**
@@ -237,7 +243,6 @@ final class CascadeBenchmark {
         row.put("double_charges", doubleCharges(http, rig.paymentUrl(), accepted.keySet()));
         row.put("cold_start", !warmUp);
         row.put("seconds_to_ready", Math.round(toReady * 10) / 10.0);
-        out.println("  " + row);
         return row;
     }
 

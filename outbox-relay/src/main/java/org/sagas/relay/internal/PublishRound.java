@@ -85,7 +85,7 @@ public final class PublishRound {
             boolean goOn = sending.failure == null && result.producerBroken == null && !stopping.getAsBoolean();
             if (c.error == null) {
                 sending.acked++;
-                Part next = sending.lanes.get(c.part().lane()).poll();
+                Part next = sending.lanes.get(c.part().topic()).poll();
                 if (next != null && goOn) {
                     send(next);
                     continue;
@@ -120,17 +120,11 @@ public final class PublishRound {
     /** Sends the first message of each of the row's lanes (one lane per topic, in the row's order). */
     private void start(OutboxRow row) {
         Sending sending = new Sending(row);
-        Map<String, Integer> laneOf = new LinkedHashMap<>();
         for (int index = 0; index <= row.more().size(); index++) {
-            int lane = laneOf.computeIfAbsent(row.part(index).topic(), t -> laneOf.size());
-            if (lane == sending.lanes.size()) {
-                sending.lanes.add(new ArrayDeque<>());
-            }
-            sending.lanes.get(lane).add(new Part(sending, index, lane));
+            String topic = row.part(index).topic();
+            sending.lanes.computeIfAbsent(topic, t -> new ArrayDeque<>()).add(new Part(sending, index, topic));
         }
-        for (ArrayDeque<Part> lane : sending.lanes) {
-            send(lane.poll());
-        }
+        sending.lanes.values().forEach(lane -> send(lane.poll()));
     }
 
     private void send(Part part) {
@@ -167,7 +161,8 @@ public final class PublishRound {
     private static final class Sending {
         final OutboxRow row;
         final int messages;
-        final List<ArrayDeque<Part>> lanes = new ArrayList<>();
+        /** The row's messages not yet sent, by topic, in the row's order. */
+        final Map<String, ArrayDeque<Part>> lanes = new LinkedHashMap<>();
         int inFlight;
         int acked;
         Exception failure;
@@ -178,8 +173,8 @@ public final class PublishRound {
         }
     }
 
-    /** Message {@code index} of {@code row} (0: the row's own), on lane {@code lane} (its topic's). */
-    private record Part(Sending row, int index, int lane) {}
+    /** Message {@code index} of {@code row} (0: the row's own), on its topic's lane. */
+    private record Part(Sending row, int index, String topic) {}
 
     private record Completion(Part part, Exception error, long ackNanoTime) {}
 
